@@ -1,0 +1,151 @@
+"""The appliance's one typed configuration.
+
+Every setting has a default; a TOML file (``--config`` or ``EDUQA_CONFIG``) overrides
+any of them by section. Unknown sections or keys and values of the wrong type are
+reported as :class:`ConfigError` with the offending name, never silently ignored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, get_type_hints
+
+ENV_CONFIG = "EDUQA_CONFIG"
+ENV_DATA_DIR = "EDUQA_DATA_DIR"
+
+
+class ConfigError(ValueError):
+    """The configuration file is missing, unreadable or holds a bad key or value."""
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 8080
+
+
+@dataclass(frozen=True)
+class EncoderConfig:
+    # "use-m3" (default, Chinese + English), "minilm" (English-only alternative).
+    model: str = "use-m3"
+    # Longest token sequence fed to the encoder; longer questions are cut.
+    max_tokens: int = 128
+    # ONNX Runtime intra-op threads; 0 lets ONNX Runtime pick (all cores).
+    threads: int = 0
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    # Candidates taken from each signal (dense cosine, FTS5 BM25) before fusion.
+    candidates: int = 20
+    # Below this confidence the appliance abstains and the teacher sees the question.
+    abstain_below: float = 0.5
+    # Similar questions shown on the answer card.
+    similar: int = 3
+
+
+@dataclass(frozen=True)
+class AskConfig:
+    # Questions longer than this (characters) are cut, and the card says so.
+    max_question_chars: int = 2000
+    # Answers to recent questions kept in memory, keyed by normalised text.
+    cache_size: int = 1024
+
+
+@dataclass(frozen=True)
+class BankConfig:
+    # Load the bundled demo bank when the daemon starts with an empty bank.
+    demo_bank: bool = True
+
+
+@dataclass(frozen=True)
+class Config:
+    data_dir: Path = Path("data")
+    server: ServerConfig = field(default_factory=ServerConfig)
+    encoder: EncoderConfig = field(default_factory=EncoderConfig)
+    search: SearchConfig = field(default_factory=SearchConfig)
+    ask: AskConfig = field(default_factory=AskConfig)
+    bank: BankConfig = field(default_factory=BankConfig)
+
+    @property
+    def db_path(self) -> Path:
+        return self.data_dir / "eduqa.db"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.data_dir / "cache"
+
+
+def load_config(path: str | Path | None = None, data_dir: str | Path | None = None) -> Config:
+    """Build the configuration: defaults, then the TOML file, then the data-dir override.
+
+    ``path`` falls back to ``$EDUQA_CONFIG``; ``data_dir`` to ``$EDUQA_DATA_DIR``.
+    """
+    path = path or os.environ.get(ENV_CONFIG)
+    raw: dict[str, Any] = _read_toml(Path(path)) if path else {}
+    config = _build(Config, raw, "")
+    data_dir = data_dir or os.environ.get(ENV_DATA_DIR)
+    if data_dir:
+        config = dataclasses.replace(config, data_dir=Path(data_dir))
+    _check(config)
+    return config
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+
+
+def _build(cls: type, raw: dict[str, Any], prefix: str) -> Any:
+    hints = get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(raw) - names)
+    if unknown:
+        raise ConfigError(f"unknown config key(s): {', '.join(prefix + k for k in unknown)}")
+    values: dict[str, Any] = {}
+    for name, value in raw.items():
+        kind = hints[name]
+        where = prefix + name
+        if dataclasses.is_dataclass(kind):
+            if not isinstance(value, dict):
+                raise ConfigError(f"[{where}] must be a table")
+            values[name] = _build(kind, value, where + ".")
+        else:
+            values[name] = _coerce(kind, value, where)
+    return cls(**values)
+
+
+def _coerce(kind: Any, value: Any, where: str) -> Any:
+    if kind is Path:
+        if not isinstance(value, str):
+            raise ConfigError(f"{where} must be a path string")
+        return Path(value)
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if kind is int and isinstance(value, bool):
+        raise ConfigError(f"{where} must be an integer, got {value!r}")
+    if not isinstance(value, kind):
+        raise ConfigError(f"{where} must be {kind.__name__}, got {value!r}")
+    return value
+
+
+def _check(config: Config) -> None:
+    if not 0.0 <= config.search.abstain_below <= 1.0:
+        raise ConfigError("search.abstain_below must be between 0 and 1")
+    if not 8 <= config.encoder.max_tokens <= 512:
+        raise ConfigError("encoder.max_tokens must be between 8 and 512")
+    if config.ask.max_question_chars < 10:
+        raise ConfigError("ask.max_question_chars must be at least 10")
+    if not 1 <= config.server.port <= 65535:
+        raise ConfigError("server.port must be between 1 and 65535")
+    if config.search.candidates < 1 or config.search.similar < 0:
+        raise ConfigError("search.candidates must be ≥ 1 and search.similar ≥ 0")
