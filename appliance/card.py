@@ -1,0 +1,38 @@
+"""The answer card: everything a student (and the ask log) gets back for one question."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+ABSTAIN_MESSAGE = "没有足够把握的答案，老师会看到这个问题。 (No confident answer; your teacher will see this question.)"
+
+
+@dataclass(frozen=True)
+class SimilarQuestion:
+    entry_id: str
+    question: str
+    score: float
+
+
+@dataclass(frozen=True)
+class AnswerCard:
+    ask_id: int
+    question: str
+    abstained: bool
+    confidence: float
+    answer: str | None = None
+    matched_id: str | None = None
+    matched_question: str | None = None
+    subject: str | None = None
+    knowledge_points: list[str] = field(default_factory=list)
+    source: str | None = None
+    similar: list[SimilarQuestion] = field(default_factory=list)
+    message: str = ""
+    notices: list[str] = field(default_factory=list)
+    truncated: bool = False
+    stage_ms: dict[str, float] = field(default_factory=dict)
+    backend: str = ""
+    cached: bool = False
+
+    def to_dict(self) -> dict:
+        return asdict(self)

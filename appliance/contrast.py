@@ -1,0 +1,104 @@
+"""Detecting "the same problem with one key detail changed".
+
+Embeddings rate 「长方形的周长」 and 「长方形的面积」, or "past participle of eat" and
+"past participle of go", as near-identical. When a question reads almost exactly like
+a bank entry except for a swapped term, that swap decides whether the entry answers it.
+A swap is a conflict when both terms belong to one contrast group (周长/面积,
+南/北, greater/less, …), or when the question's term appears nowhere in the bank:
+the student is asking about something the bank does not cover.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from appliance.textnorm import fold
+
+# Token = one CJK character, or one run of Latin letters, or one number.
+_TOKEN = re.compile(r"[a-z]+|\d+(?:\.\d+)?|[^\sa-z\d]")
+
+# How alike (0..1, difflib ratio over tokens) a question and an entry must be before a
+# swapped term is taken as a changed detail rather than a paraphrase.
+NEAR_COPY_RATIO = 0.6
+
+_GROUPS = (
+    "周长 面积 体积 表面积 边长 半径 直径 周期 频率",
+    "沸点 熔点 凝固点",
+    "东 南 西 北 上 下 左 右 前 后 内 外",
+    "大 小 多 少 高 低 长 短 粗 细 快 慢 轻 重 深 浅 冷 热 强 弱 增 减 升 降 正 负",
+    "最大 最小 最高 最低 最长 最短 最多 最少",
+    "加 减 乘 除 和 差 积 商",
+    "一 二 两 三 四 五 六 七 八 九 十 百 千 万 零",
+    "夏 商 周 秦 汉 西汉 东汉 三国 晋 隋 唐 宋 元 明 清 秦朝 隋朝 唐朝 宋朝 元朝 明朝 清朝",
+    "建立 灭亡 开始 结束 爆发 签订 发生",
+    "过去式 过去分词 现在分词 比较级 最高级 复数 单数",
+    "酸 碱 盐 氧化 还原",
+    "氢 氦 锂 碳 氮 氧 氟 钠 镁 铝 硅 磷 硫 氯 钾 钙 锰 铁 铜 锌 银 金 汞",
+    "水 真空 空气 玻璃 酒精 油",
+    "串联 并联",
+    "greater less larger smaller bigger more fewer higher lower longer shorter maximum minimum",
+    "past present future participle tense comparative superlative plural singular",
+    "add subtract multiply divide sum difference product quotient",
+    "area perimeter volume radius diameter circumference",
+    "north south east west",
+    "> < = ≥ ≤",
+    "+ - × ÷",
+)
+_GROUP_OF: dict[str, int] = {}
+for _index, _group in enumerate(_GROUPS):
+    for _term in _group.split():
+        _GROUP_OF.setdefault(_term, _index)
+
+# Tokens whose swap never changes the problem (question words, particles, the framing
+# students put around a problem: 老师, 这道题怎么做, 请问, 求解).
+_FILLER = set("的了吗呢吧啊是在有个几多么怎样什哪谁请问求解里中用按取为与和及老师这道题做帮我") | {
+    "the", "a", "an", "is", "are", "of", "what", "how", "do", "does", "you", "i", "me", "to",
+}
+
+
+def tokens(text: str) -> list[str]:
+    """Word-level tokens of a raw text, punctuation dropped."""
+    folded = fold(text)
+    return [t for t in _TOKEN.findall(folded) if t.isalnum() or t[0].isdigit() or t in "+-×÷=<>/^%"]
+
+
+def conflicting_detail(question: str, entry: str, bank_text: str) -> str | None:
+    """A short description of the detail that makes ``entry`` another problem than
+    ``question`` (both raw text), or None. ``bank_text`` is every bank question in
+    search form, joined, to tell known terms from unknown ones."""
+    q_tokens, e_tokens = tokens(question), tokens(entry)
+    matcher = difflib.SequenceMatcher(None, q_tokens, e_tokens, autojunk=False)
+    if matcher.ratio() < NEAR_COPY_RATIO:
+        return None
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op != "replace":
+            continue
+        mine, theirs = "".join(q_tokens[i1:i2]), "".join(e_tokens[j1:j2])
+        if _contrasting(mine, theirs):
+            return f"{mine} ≠ {theirs}"
+        if _swapped_term(q_tokens[i1:i2], e_tokens[j1:j2]) and _content(q_tokens[i1:i2]) not in bank_text:
+            return f"{mine} ≠ {theirs}"
+    return None
+
+
+def _contrasting(mine: str, theirs: str) -> bool:
+    group = _GROUP_OF.get(mine)
+    return group is not None and group == _GROUP_OF.get(theirs) and mine != theirs
+
+
+def _content(span: list[str]) -> str:
+    return "".join(t for t in span if t not in _FILLER)
+
+
+def _swapped_term(mine: list[str], theirs: list[str]) -> bool:
+    """One term for another: the same script, letters only, one Latin word or at most
+    four CJK characters a side, lengths within a factor of two. Longer rewrites are
+    paraphrase, and a CJK ↔ Latin swap (千克 ↔ kg) is translation."""
+    a, b = _content(mine), _content(theirs)
+    if not a or not b or not (a.isalpha() and b.isalpha()) or a.isascii() != b.isascii():
+        return False
+    if a.isascii():
+        words_ok = sum(t not in _FILLER for t in mine) == 1 == sum(t not in _FILLER for t in theirs)
+        return words_ok and len(a) >= 3
+    return len(a) <= 4 and len(b) <= 4 and max(len(a), len(b)) <= 2 * min(len(a), len(b)) and len(a) >= 2

@@ -1,0 +1,105 @@
+"""Evaluation of the ask path on a query set: top-1 accuracy per kind, abstain quality.
+
+The query file is CSV with header ``qid,query,expected_id,kind``; kind is one of
+exact, paraphrase, partial, unanswerable (expected_id empty). For answerable kinds
+``top1`` is the share answered with the expected entry (an abstention counts as
+wrong); for ``unanswerable`` it is the share abstained.
+"""
+
+from __future__ import annotations
+
+import csv
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from appliance.policy import Decision
+
+KINDS = ("exact", "paraphrase", "partial", "unanswerable")
+HEADER = ("qid", "query", "expected_id", "kind")
+
+
+class QueryFileError(ValueError):
+    """The query file is missing, not UTF-8 CSV, or has a wrong header or kind."""
+
+
+@dataclass(frozen=True)
+class EvalQuery:
+    qid: str
+    query: str
+    expected_id: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class EvalOutcome:
+    query: EvalQuery
+    answered_id: str | None
+    confidence: float
+    ms: float
+
+    @property
+    def correct(self) -> bool:
+        if self.query.kind == "unanswerable":
+            return self.answered_id is None
+        return self.answered_id == self.query.expected_id
+
+
+def read_queries(path: str | Path) -> list[EvalQuery]:
+    try:
+        with Path(path).open(encoding="utf-8-sig", newline="") as fh:
+            rows = list(csv.reader(fh))
+    except FileNotFoundError:
+        raise QueryFileError(f"query file not found: {path}") from None
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise QueryFileError(f"{path} is not a UTF-8 CSV file: {exc}") from None
+    if not rows or tuple(h.strip() for h in rows[0]) != HEADER:
+        raise QueryFileError(f"{path}: header must be {','.join(HEADER)}")
+    queries = []
+    for line, row in enumerate(rows[1:], start=2):
+        if len(row) != 4:
+            raise QueryFileError(f"{path} line {line}: expected 4 fields")
+        query = EvalQuery(*(v.strip() for v in row))
+        if query.kind not in KINDS:
+            raise QueryFileError(f"{path} line {line}: kind must be one of {', '.join(KINDS)}")
+        if (query.kind == "unanswerable") != (query.expected_id == ""):
+            raise QueryFileError(f"{path} line {line}: expected_id must be empty exactly for unanswerable")
+        queries.append(query)
+    return queries
+
+
+def run_eval(queries: list[EvalQuery], answer: Callable[[str], Decision]) -> list[EvalOutcome]:
+    outcomes = []
+    for q in queries:
+        started = time.perf_counter()
+        decision = answer(q.query)
+        ms = (time.perf_counter() - started) * 1000
+        answered = decision.best[1]["id"] if decision.best else None
+        outcomes.append(EvalOutcome(q, answered, decision.confidence, ms))
+    return outcomes
+
+
+def summarise(outcomes: list[EvalOutcome]) -> dict:
+    by_kind = {}
+    for kind in KINDS:
+        mine = [o for o in outcomes if o.query.kind == kind]
+        if mine:
+            by_kind[kind] = {"n": len(mine), "top1": round(sum(o.correct for o in mine) / len(mine), 4)}
+    abstained = [o for o in outcomes if o.answered_id is None]
+    unanswerable = [o for o in outcomes if o.query.kind == "unanswerable"]
+    true_abstains = sum(o.query.kind == "unanswerable" for o in abstained)
+    return {
+        "n": len(outcomes),
+        "by_kind": by_kind,
+        "abstain": {
+            "precision": round(true_abstains / len(abstained), 4) if abstained else 1.0,
+            "recall": round(true_abstains / len(unanswerable), 4) if unanswerable else 1.0,
+        },
+        "mean_ms": round(statistics.fmean(o.ms for o in outcomes), 3) if outcomes else 0.0,
+    }
+
+
+def failures(outcomes: list[EvalOutcome]) -> list[EvalOutcome]:
+    return [o for o in outcomes if not o.correct]

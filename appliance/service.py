@@ -1,0 +1,148 @@
+"""The ask path: clean → answer cache → encode → hybrid search → policy → ask log → card."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from appliance.asklog import AskLog, AskRecord
+from appliance.card import ABSTAIN_MESSAGE, AnswerCard, SimilarQuestion
+from appliance.config import Config
+from appliance.dense_index import DenseIndex
+from appliance.kb import QuestionBank
+from appliance.policy import Decision, decide
+from appliance.search import HybridSearch, Signal
+from appliance.store import Store
+from appliance.textnorm import clean_question, search_form
+from engines.encoders import SentenceEncoder, load_encoder
+
+log = logging.getLogger(__name__)
+
+
+class _Stopwatch:
+    def __init__(self) -> None:
+        self.stages: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.stages[stage] = round((now - self._last) * 1000, 3)
+        self._last = now
+
+
+@dataclass
+class AskService:
+    config: Config
+    store: Store
+    bank: QuestionBank
+    encoder: SentenceEncoder
+    index: DenseIndex
+    search: HybridSearch
+    asks: AskLog
+
+    def __post_init__(self) -> None:
+        self._encode_lock = threading.Lock()
+        self._refresh_lock = threading.Lock()
+        self._cache: OrderedDict[tuple[str, int], Decision] = OrderedDict()
+        self._index_version = -1
+        self.refresh_index()
+
+    @classmethod
+    def open(cls, config: Config, progress: bool = False, signal: Signal = "hybrid",
+             load_demo: bool | None = None) -> "AskService":
+        store = Store(config.db_path)
+        bank = QuestionBank(store)
+        if config.bank.demo_bank if load_demo is None else load_demo:
+            bank.load_demo_if_empty()
+        encoder = load_encoder(config.encoder.model, config.cache_dir,
+                               max_tokens=config.encoder.max_tokens, threads=config.encoder.threads)
+        index = DenseIndex(store, encoder)
+        search = HybridSearch(bank, index, candidates=config.search.candidates, signal=signal)
+        service = cls(config, store, bank, encoder, index, search, AskLog(store))
+        if progress:
+            service.refresh_index(progress=True)
+        return service
+
+    def refresh_index(self, progress: bool = False) -> None:
+        """Bring the dense index up to date with the bank (only changed entries are embedded)."""
+        with self._refresh_lock:
+            version = self.bank.version()
+            if version == self._index_version:
+                return
+            with self._encode_lock:
+                self.index.refresh(progress=progress)
+            self._index_version = version
+            self._cache.clear()
+
+    def ask(self, text: str, client: str = "", kind: str = "text") -> AnswerCard:
+        """Answer one question. The ask is in the log before this returns."""
+        watch = _Stopwatch()
+        question = clean_question(text, self.config.ask.max_question_chars)
+        watch.lap("normalise")
+        self.refresh_index()
+        key = (search_form(question.text), self._index_version)
+        decision = self._cache.get(key)
+        cached = decision is not None
+        watch.lap("cache")
+        if decision is None:
+            decision = self._decide(question.text, watch)
+            self._remember(key, decision)
+        best = decision.best
+        ask_id = self.asks.record(AskRecord(
+            client=client, kind=kind, question=question.text, truncated=question.truncated,
+            matched_id=best[1]["id"] if best else None, confidence=decision.confidence,
+            abstained=decision.abstained, stage_ms=watch.stages, backend=self.encoder.backend_name,
+        ))
+        watch.lap("log")
+        return self._card(ask_id, question, decision, watch.stages, cached)
+
+    def decide_only(self, text: str) -> Decision:
+        """The decision for a question without logging it (evaluation, benchmarks)."""
+        question = clean_question(text, self.config.ask.max_question_chars)
+        self.refresh_index()
+        return self._decide(question.text, _Stopwatch())
+
+    def _decide(self, question: str, watch: _Stopwatch) -> Decision:
+        with self._encode_lock:
+            vector = self.encoder.encode([question])[0]
+        watch.lap("encode")
+        ranked = self.search.search(question, vector)
+        watch.lap("search")
+        decision = decide(ranked, self.config.search.abstain_below, self.config.search.similar)
+        watch.lap("policy")
+        return decision
+
+    def _remember(self, key: tuple[str, int], decision: Decision) -> None:
+        self._cache[key] = decision
+        while len(self._cache) > self.config.ask.cache_size:
+            self._cache.popitem(last=False)
+
+    def _card(self, ask_id: int, question, decision: Decision, stages: dict, cached: bool) -> AnswerCard:
+        notices = []
+        if question.truncated:
+            notices.append(
+                f"问题太长，只用了前 {self.config.ask.max_question_chars} 个字。"
+                f" (Question cut to its first {self.config.ask.max_question_chars} characters.)"
+            )
+        if question.removed_controls:
+            notices.append(f"removed {question.removed_controls} control character(s)")
+        similar = [SimilarQuestion(e["id"], e["question"], round(c.score, 4)) for c, e in decision.similar]
+        common = dict(
+            ask_id=ask_id, question=question.text, confidence=round(decision.confidence, 4),
+            similar=similar, notices=notices, truncated=question.truncated, stage_ms=stages,
+            backend=self.encoder.backend_name, cached=cached,
+        )
+        if decision.best is None:
+            return AnswerCard(abstained=True, message=ABSTAIN_MESSAGE, **common)
+        _, entry = decision.best
+        return AnswerCard(
+            abstained=False, answer=entry["answer"], matched_id=entry["id"],
+            matched_question=entry["question"], subject=entry["subject"],
+            knowledge_points=entry["knowledge_points"], source=entry["source"], **common,
+        )
+
+    def close(self) -> None:
+        self.store.close()

@@ -1,0 +1,131 @@
+"""Question text: cleaning what a student sent, and the normal form search works on."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+
+
+class EmptyQuestionError(ValueError):
+    """The question is empty or holds only whitespace and control characters."""
+
+
+@dataclass(frozen=True)
+class CleanQuestion:
+    text: str
+    truncated: bool
+    original_chars: int
+    removed_controls: int
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\ufeff]")
+_SPACE = re.compile(r"\s+")
+# Digits right after an element symbol are part of a formula, not a quantity (H2O, CO₂,
+# NH₃); other sub- and superscripts are quantities of their own (a₁₀, log₂8, x²).
+_NUMBER = re.compile(r"(?<![A-Z\d.])(?<![A-Z][a-z])\d+(?:\.\d+)?")
+_SCRIPT_DIGITS = re.compile(r"(?<![A-Z])(?<![A-Z][a-z])([₀₁₂₃₄₅₆₇₈₉⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
+# A full stop that is not a decimal point.
+_STOP = re.compile(r"(?<!\d)\.|\.(?!\d)")
+# Punctuation that never changes a problem's meaning; maths operators are kept.
+_IGNORABLE = re.compile(r"[\s,;:!?'\"“”‘’、。，；：！？（）()\[\]【】《》「」『』…·_~`]+")
+
+
+def clean_question(raw: str, max_chars: int) -> CleanQuestion:
+    """Strip control characters and outer whitespace, cut to ``max_chars``.
+
+    The text is otherwise kept verbatim (HTML or SQL-looking text included): it is
+    stored and shown as text, never interpreted.
+    """
+    without_controls, removed = _CONTROL.subn("", raw)
+    text = without_controls.replace("\r\n", "\n").strip()
+    if not text:
+        raise EmptyQuestionError("the question is empty: type or photograph a problem")
+    truncated = len(text) > max_chars
+    if truncated:
+        text = text[:max_chars]
+    return CleanQuestion(text, truncated, len(raw), removed)
+
+
+# Operator words between operands become symbols: "2x加3等于13" reads as "2x+3=13",
+# "3x minus 5 is greater than 7" as "3x - 5 > 7". Only between operands, so 加热 stays.
+_BEFORE = r"(?<=[0-9a-z)²³])"
+_AFTER = r"(?=[0-9a-z(])"
+_OPERATOR_WORDS = tuple(
+    (re.compile(_BEFORE + space + words + space + _AFTER), symbol)
+    for space, words, symbol in (
+        (r"\s*", r"(?:加上|加)", "+"), (r"\s*", r"(?:减去|减)", "-"), (r"\s*", r"(?:乘以|乘)", "×"),
+        (r"\s*", r"除以", "÷"), (r"\s*", r"等于", "="), (r"\s*", r"大于", ">"), (r"\s*", r"小于", "<"),
+        # English operator words only as whole words between spaces.
+        (r"\s+", r"plus", "+"), (r"\s+", r"minus", "-"), (r"\s+", r"times", "×"),
+        (r"\s+", r"divided by", "÷"), (r"\s+", r"(?:is equal to|equals)", "="),
+        (r"\s+", r"(?:is )?greater than", ">"), (r"\s+", r"(?:is )?less than", "<"),
+    )
+)
+
+
+def fold(text: str) -> str:
+    """NFKC (full-width → half-width, H₂O → H2O), lower case, operator words → symbols."""
+    folded = unicodedata.normalize("NFKC", text).lower()
+    for pattern, symbol in _OPERATOR_WORDS:
+        folded = pattern.sub(f" {symbol} ", folded)
+    return folded
+
+
+def search_form(text: str) -> str:
+    """The form used for matching: :func:`fold`, then whitespace and ignorable
+    punctuation removed."""
+    return _STOP.sub("", _IGNORABLE.sub("", fold(text)))
+
+
+_CN_DIGITS = {"〇": 0, "零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+# A Chinese numeral counts as a number only before a unit or measure word ("两小时", "打九折"),
+# so words such as 三角形, 二氧化碳 or 一元一次方程 are not read as numbers. A lone 一
+# ("一个长方形") is an article, not a quantity.
+_CN_NUMBER = re.compile(
+    r"(?<![\d.〇零一二两三四五六七八九十百千万])([〇零一二两三四五六七八九十百千万]+)(?=折|倍|只|本|件|辆|名|岁|天|小时|分钟|秒|厘米|千米|米|公里|千克|克|吨|升)"
+)
+
+
+def _chinese_numeral(text: str) -> int:
+    if not any(ch in _CN_UNITS for ch in text):  # 七五折, 二〇二六: digit by digit
+        return int("".join(str(_CN_DIGITS[ch]) for ch in text))
+    total, digit = 0, None
+    for ch in text:
+        if ch in _CN_DIGITS:
+            digit = _CN_DIGITS[ch]
+        else:
+            total += (1 if digit is None else digit) * _CN_UNITS[ch]
+            digit = None
+    return total + (digit or 0)
+
+
+def numbers(text: str) -> Counter[str]:
+    """The numbers in a text, as a multiset of their canonical strings ("3.50" → "3.5").
+
+    Read from the NFKC text before separators are removed, so "1, 3, 5" is three
+    numbers; Chinese numerals before a measure word count too (两个 → 2).
+    """
+    folded = unicodedata.normalize("NFKC", _SCRIPT_DIGITS.sub(r" \1 ", text))
+    found: Counter[str] = Counter()
+    for numeral in _CN_NUMBER.findall(folded):
+        if numeral != "一" and numeral not in ("百", "千", "万"):  # 千克, 千米 are units
+            found[str(_chinese_numeral(numeral))] += 1
+    for token in _NUMBER.findall(folded):
+        if "." in token:
+            token = token.rstrip("0").rstrip(".")
+        found[token.lstrip("0") or "0"] += 1
+    return found
+
+
+def trigrams(text_in_search_form: str) -> set[str]:
+    s = text_in_search_form
+    if len(s) < 3:
+        return {s} if s else set()
+    return {s[i : i + 3] for i in range(len(s) - 2)}
+
+
+def collapse_spaces(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()

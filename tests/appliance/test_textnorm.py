@@ -1,0 +1,39 @@
+import pytest
+
+from appliance.textnorm import EmptyQuestionError, clean_question, numbers, search_form, trigrams
+
+
+def test_search_form_folds_width_case_space_and_punctuation():
+    assert search_form("解方程：２x ＋ 3 = 13。") == "解方程2x+3=13"
+    assert search_form("What is H₂O?") == "whatish2o"
+    assert search_form("v = 3.5 m/s.") == "v=3.5m/s"
+
+
+def test_numbers_are_a_multiset_read_before_separators_go():
+    assert numbers("数列 1, 3, 5") == {"1": 1, "3": 1, "5": 1}
+    assert numbers("3.50 + 007 + 3.5") == {"3.5": 2, "7": 1}
+    assert numbers("２x + 3 = 13") == {"2": 1, "3": 1, "13": 1}
+
+
+def test_trigrams():
+    assert trigrams("abcd") == {"abc", "bcd"}
+    assert trigrams("ab") == {"ab"}
+    assert trigrams("") == set()
+
+
+@pytest.mark.parametrize("raw", ["", "   ", "\n\t ", "\x00\x01\x02"])
+def test_empty_questions_are_refused(raw):
+    with pytest.raises(EmptyQuestionError):
+        clean_question(raw, 100)
+
+
+def test_controls_removed_and_long_text_cut():
+    q = clean_question("  a\x00b\x07c  ", 100)
+    assert (q.text, q.removed_controls, q.truncated) == ("abc", 2, False)
+    long = clean_question("题" * 20_000, 2000)
+    assert long.truncated and len(long.text) == 2000 and long.original_chars == 20_000
+
+
+def test_html_and_sql_kept_verbatim():
+    text = "<script>alert(1)</script>'; DROP TABLE asks; --"
+    assert clean_question(text, 1000).text == text
