@@ -1,0 +1,282 @@
+"""The ``eduqa`` command line: mirrors the library, one command per job."""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import click
+
+from appliance.config import Config, ConfigError, load_config
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+log = logging.getLogger("eduqa")
+
+
+def _user_errors() -> tuple[type[Exception], ...]:
+    from appliance.asklog import UnknownAskError
+    from appliance.bank_file import BankFileError
+    from appliance.evaluation import QueryFileError
+    from appliance.kb import BankImportRejected
+    from appliance.store import StoreError
+    from appliance.textnorm import EmptyQuestionError
+    from engines.backend import BackendError
+    from engines.encoders import EncoderError
+
+    return (ConfigError, BankFileError, BankImportRejected, EmptyQuestionError, StoreError,
+            EncoderError, BackendError, QueryFileError, UnknownAskError)
+
+
+def friendly_errors(func):
+    """Known failures become one clear line on stderr and exit code 2, not a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except _user_errors() as exc:
+            from appliance.kb import BankImportRejected
+
+            click.echo(f"error: {exc}", err=True)
+            if isinstance(exc, BankImportRejected):
+                for problem in exc.problems[:50]:
+                    click.echo(f"  {problem}", err=True)
+                if len(exc.problems) > 50:
+                    click.echo(f"  … and {len(exc.problems) - 50} more", err=True)
+            sys.exit(2)
+
+    return wrapper
+
+
+@click.group()
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="TOML config file (or $EDUQA_CONFIG).")
+@click.option("--data-dir", type=click.Path(file_okay=False), help="Data directory (or $EDUQA_DATA_DIR; default ./data).")
+@click.option("-v", "--verbose", is_flag=True, help="Log at DEBUG level.")
+@click.pass_context
+def main(ctx: click.Context, config_path: str | None, data_dir: str | None, verbose: bool) -> None:
+    """eduqa: a school's own question bank, answered offline in milliseconds."""
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    try:
+        ctx.obj = load_config(config_path, data_dir)
+    except ConfigError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+
+
+def _service(config: Config, progress: bool = True):
+    from appliance.service import AskService
+
+    return AskService.open(config, progress=progress)
+
+
+# -- ask ------------------------------------------------------------------------------
+@main.command()
+@click.argument("text")
+@click.option("--json", "as_json", is_flag=True, help="Print the answer card as JSON.")
+@click.pass_obj
+@friendly_errors
+def ask(config: Config, text: str, as_json: bool) -> None:
+    """Ask one question and print the answer card."""
+    from appliance.textnorm import clean_question
+
+    clean_question(text, config.ask.max_question_chars)  # fail fast before loading models
+    card = _service(config).ask(text, client="cli")
+    if as_json:
+        click.echo(json.dumps(card.to_dict(), ensure_ascii=False, indent=2))
+        return
+    for notice in card.notices:
+        click.echo(f"note: {notice}")
+    if card.abstained:
+        click.echo(card.message)
+    else:
+        click.echo(f"[{card.matched_id}] {card.matched_question}")
+        click.echo(card.answer)
+        click.echo(f"knowledge points: {', '.join(card.knowledge_points)}")
+        click.echo(f"source: {card.source}")
+    click.echo(f"confidence: {card.confidence:.2f}  ask #{card.ask_id}  backend: {card.backend}")
+    for s in card.similar:
+        click.echo(f"  similar: [{s.entry_id}] {s.question}")
+
+
+# -- kb ---------------------------------------------------------------------------------
+@main.group()
+def kb() -> None:
+    """The question bank: import, export, statistics."""
+
+
+def _bank(config: Config):
+    from appliance.kb import QuestionBank
+    from appliance.store import Store
+
+    return QuestionBank(Store(config.db_path))
+
+
+@kb.command("import")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--skip-bad", is_flag=True, help="Import the good rows and report the bad ones.")
+@click.pass_obj
+@friendly_errors
+def kb_import(config: Config, file: str, skip_bad: bool) -> None:
+    """Import a CSV or JSONL file (upsert by id). Bad rows: nothing imported unless --skip-bad."""
+    summary = _bank(config).import_file(file, skip_bad=skip_bad, progress=True)
+    for problem in summary.skipped:
+        click.echo(f"skipped {problem}", err=True)
+    click.echo(f"imported {summary.inserted} new, {summary.updated} updated, {len(summary.skipped)} skipped")
+
+
+@kb.command("export")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.pass_obj
+@friendly_errors
+def kb_export(config: Config, file: str) -> None:
+    """Write the bank to FILE (.csv or .jsonl)."""
+    click.echo(f"exported {_bank(config).export(file)} entries to {file}")
+
+
+@kb.command("stats")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly_errors
+def kb_stats(config: Config, as_json: bool) -> None:
+    """Entries by subject and origin, and the number of asks."""
+    stats = _bank(config).stats()
+    if as_json:
+        click.echo(json.dumps(asdict(stats), ensure_ascii=False))
+        return
+    click.echo(f"entries: {stats.entries}   asks logged: {stats.asks}")
+    for subject, n in stats.by_subject.items():
+        click.echo(f"  {subject:<12} {n}")
+    click.echo("origin: " + ", ".join(f"{o} {n}" for o, n in stats.by_origin.items()))
+
+
+@kb.command("remove-demo")
+@click.pass_obj
+@friendly_errors
+def kb_remove_demo(config: Config) -> None:
+    """Remove the bundled demo entries (the daemon will not reload them into a non-empty bank)."""
+    from appliance.kb import DEMO_ORIGIN
+
+    click.echo(f"removed {_bank(config).remove_origin(DEMO_ORIGIN)} demo entries")
+
+
+# -- log ----------------------------------------------------------------------------------
+@main.group("log")
+def log_group() -> None:
+    """The ask log."""
+
+
+def _asks(config: Config):
+    from appliance.asklog import AskLog
+    from appliance.store import Store
+
+    return AskLog(Store(config.db_path))
+
+
+@log_group.command("tail")
+@click.option("-n", "count", default=20, show_default=True, help="How many of the latest asks.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly_errors
+def log_tail(config: Config, count: int, as_json: bool) -> None:
+    """The latest asks, oldest first."""
+    for row in _asks(config).tail(count):
+        if as_json:
+            click.echo(json.dumps(row, ensure_ascii=False))
+            continue
+        outcome = "abstained" if row["abstained"] else f"→ {row['matched_id']}"
+        question = row["question"].replace("\n", " ")[:60]
+        click.echo(f"#{row['id']} {row['asked_at']} {row['kind']} {row['confidence']:.2f} {outcome}  {question}")
+
+
+@log_group.command("export")
+@click.option("--csv", "csv_file", required=True, type=click.Path(dir_okay=False), help="CSV file to write.")
+@click.pass_obj
+@friendly_errors
+def log_export(config: Config, csv_file: str) -> None:
+    """Write the whole ask log as CSV."""
+    click.echo(f"exported {_asks(config).export_csv(csv_file)} asks to {csv_file}")
+
+
+# -- eval -----------------------------------------------------------------------------------
+@main.command("eval")
+@click.option("--queries", required=True, type=click.Path(dir_okay=False), help="CSV qid,query,expected_id,kind.")
+@click.option("--json", "as_json", is_flag=True)
+@click.option("--signal", type=click.Choice(["hybrid", "dense", "bm25"]), default="hybrid",
+              show_default=True, help="Rank with one signal only (for comparison).")
+@click.option("--show-failures", is_flag=True, help="List the queries answered wrongly.")
+@click.pass_obj
+@friendly_errors
+def eval_command(config: Config, queries: str, as_json: bool, signal: str, show_failures: bool) -> None:
+    """Top-1 accuracy per kind and abstain precision/recall on a query set."""
+    from appliance import evaluation
+    from appliance.service import AskService
+
+    query_list = evaluation.read_queries(queries)
+    service = AskService.open(config, progress=not as_json, signal=signal)
+    outcomes = evaluation.run_eval(query_list, service.decide_only)
+    summary = evaluation.summarise(outcomes)
+    if as_json:
+        click.echo(json.dumps(summary))
+    else:
+        _print_summary(summary)
+    if show_failures:
+        for o in evaluation.failures(outcomes):
+            click.echo(f"  {o.query.qid} [{o.query.kind}] expected {o.query.expected_id or '-'} "
+                       f"got {o.answered_id or 'abstain'} ({o.confidence:.2f}): {o.query.query}", err=True)
+
+
+def _print_summary(summary: dict) -> None:
+    click.echo(f"queries: {summary['n']}   mean latency: {summary['mean_ms']:.1f} ms")
+    for kind, figures in summary["by_kind"].items():
+        label = "abstained" if kind == "unanswerable" else "top-1"
+        click.echo(f"  {kind:<13} n={figures['n']:<4} {label} {figures['top1']:.1%}")
+    a = summary["abstain"]
+    click.echo(f"  abstain precision {a['precision']:.1%}  recall {a['recall']:.1%}")
+
+
+# -- serve ------------------------------------------------------------------------------------
+@main.command()
+@click.option("--host", help="Address to listen on (default from config: 127.0.0.1).")
+@click.option("--port", type=int, help="Port (default from config: 8080).")
+@click.pass_obj
+@friendly_errors
+def serve(config: Config, host: str | None, port: int | None) -> None:
+    """Start the daemon: the JSON API on HOST:PORT."""
+    import uvicorn
+
+    from appliance.api import create_app
+
+    service = _service(config)
+    app = create_app(service)
+    uvicorn.run(app, host=host or config.server.host, port=port or config.server.port, log_level="info")
+
+
+# -- bench --------------------------------------------------------------------------------------
+@main.command("bench-ask")
+@click.option("--bank-size", default=10_000, show_default=True, help="Entries in the generated bank.")
+@click.option("--asks", default=500, show_default=True, help="Timed asks after warm-up.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly_errors
+def bench_ask(config: Config, bank_size: int, asks: int, as_json: bool) -> None:
+    """Time the warm ask path (tokenise + encode + search + log) on a generated bank."""
+    from appliance.bench_ask import run_ask_bench
+
+    result = run_ask_bench(config, bank_size=bank_size, asks=asks)
+    if as_json:
+        click.echo(json.dumps(result))
+    else:
+        for key, value in result.items():
+            click.echo(f"{key:<24} {value}")
+
+
+if __name__ == "__main__":
+    main()
