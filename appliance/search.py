@@ -18,6 +18,8 @@ near-duplicate sibling may be the right answer) and is never given as the answer
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections import Counter
 from dataclasses import dataclass
 from typing import Literal
@@ -35,6 +37,8 @@ Signal = Literal["hybrid", "dense", "bm25"]
 LEXICAL_WEIGHT = 0.25
 MISMATCH_PENALTY = 0.6
 MAX_QUERY_TRIGRAMS = 64
+# Candidates (closest first) checked for a swapped key term.
+CONFLICT_CHECKS = 6
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,11 @@ class Candidate:
     def answerable(self) -> bool:
         """False when the entry is another problem (other numbers, a swapped key term)."""
         return self.numbers_match and self.conflict is None
+
+
+# Entry features are pure functions of the entry's text: cached across searches.
+_entry_trigrams = functools.lru_cache(maxsize=50_000)(trigrams)
+_entry_numbers = functools.lru_cache(maxsize=50_000)(numbers)
 
 
 @dataclass(frozen=True)
@@ -83,19 +92,27 @@ class HybridSearch:
             if dense is None and self.signal != "bm25":
                 dense = self.index.cosine(query_vector, entry_id)
             ranked.append((self._score(entry, dense or 0.0, bm25_hits.get(entry_id, 0.0), query), entry))
+        ranked.sort(key=lambda pair: pair[0].similarity, reverse=True)
+        if self.signal == "hybrid":
+            # The key-term check is the costly one; only the closest entries can matter.
+            ranked[:CONFLICT_CHECKS] = [(self._check_conflict(c, e, query), e) for c, e in ranked[:CONFLICT_CHECKS]]
         ranked.sort(key=lambda pair: pair[0].score, reverse=True)
         return ranked
 
     def _score(self, entry: dict, dense: float, bm25: float, query: "_Query") -> Candidate:
-        entry_grams = trigrams(entry["search_text"])
+        entry_grams = _entry_trigrams(entry["search_text"])
         lexical = len(query.grams & entry_grams) / len(query.grams) if query.grams else 0.0
-        numbers_match = not (query.numbers - numbers(entry["question"]))
-        conflict = conflicting_detail(query.text, entry["question"], query.known_text)
+        numbers_match = not (query.numbers - _entry_numbers(entry["question"]))
         similarity = {"dense": dense, "bm25": bm25}.get(self.signal, dense + LEXICAL_WEIGHT * lexical)
-        score = similarity
-        if self.signal == "hybrid" and (not numbers_match or conflict):
-            score -= MISMATCH_PENALTY
-        return Candidate(entry["id"], dense, lexical, bm25, numbers_match, conflict, similarity, score)
+        penalty = MISMATCH_PENALTY if self.signal == "hybrid" and not numbers_match else 0.0
+        return Candidate(entry["id"], dense, lexical, bm25, numbers_match, None, similarity, similarity - penalty)
+
+    def _check_conflict(self, candidate: Candidate, entry: dict, query: "_Query") -> Candidate:
+        conflict = conflicting_detail(query.text, entry["question"], query.known_text)
+        if conflict is None:
+            return candidate
+        score = candidate.similarity - MISMATCH_PENALTY
+        return dataclasses.replace(candidate, conflict=conflict, score=score)
 
     def _known_text(self) -> str:
         """Every bank question in search form, joined; rebuilt when the bank changes."""
