@@ -1,44 +1,143 @@
-"""The JSON API over the ask service (the web UI will mount into this app)."""
+"""The HTTP API over the ask service (the web UI mounts into this app).
+
+Routes: ``POST /api/v1/ask`` (JSON ``{"text": ...}`` or multipart with a ``photo``),
+``GET /api/v1/asks/{id}``, ``POST /api/v1/asks/{id}/feedback``, ``GET /healthz``,
+``GET /readyz``, ``GET /metrics``. Limits (body size, photo size, question length,
+per-client rate) and overload (503 + Retry-After) are answered before any model runs.
+"""
 
 from __future__ import annotations
 
+import logging
+import math
+from contextlib import asynccontextmanager
+
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
-from pydantic import BaseModel, Field
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel
 
 from appliance.asklog import UnknownAskError
-from appliance.service import AskService
+from appliance.batcher import DeadlineExceeded, Overloaded
+from appliance.ratelimit import RateLimiter
+from appliance.service import AskService, PhotoUnavailable
 from appliance.store import StoreError
 from appliance.textnorm import EmptyQuestionError
 
+log = logging.getLogger(__name__)
+
 MAX_TEXT_CHARS = 20_000
-
-
-class AskRequest(BaseModel):
-    text: str = Field(max_length=MAX_TEXT_CHARS)
+RETRY_AFTER_S = 1
 
 
 class FeedbackRequest(BaseModel):
     feedback: str
 
 
-def create_app(service: AskService) -> FastAPI:
-    app = FastAPI(title="eduqa", version="0.1.0")
+class BodyTooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    """ASGI middleware: refuse bodies over ``max_bytes`` (413) whether or not the client
+    sent a Content-Length, without buffering more than the limit."""
+
+    def __init__(self, app, max_bytes: int):
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            return await _too_large(self.max_bytes, scope, send)
+        seen = 0
+
+        async def limited_receive():
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.max_bytes:
+                raise BodyTooLarge()
+            return message
+
+        try:
+            await self.app(scope, limited_receive, send)
+        except BodyTooLarge:
+            await _too_large(self.max_bytes, scope, send)
+
+
+async def _too_large(max_bytes: int, scope, send) -> None:
+    response = JSONResponse({"detail": f"request body larger than {max_bytes // 2**20} MB"}, status_code=413)
+
+    async def no_body():
+        return {"type": "http.disconnect"}
+
+    await response(scope, no_body, send)
+
+
+ASK_OPENAPI = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {"schema": {"type": "object", "required": ["text"],
+                                            "properties": {"text": {"type": "string", "maxLength": MAX_TEXT_CHARS}}}},
+            "multipart/form-data": {"schema": {"type": "object", "required": ["photo"],
+                                               "properties": {"photo": {"type": "string", "format": "binary"}}}},
+        },
+    },
+    "responses": {"503": {"description": "Overloaded or store not writable; retry after Retry-After seconds"},
+                  "413": {"description": "Body, photo or question too large"},
+                  "415": {"description": "Neither JSON nor multipart"},
+                  "429": {"description": "Too many asks from this client"}},
+}
+
+
+def create_app(service: AskService, close_service_on_shutdown: bool = False) -> FastAPI:
+    serving = service.config.serving
+    limiter = RateLimiter(serving.rate_per_minute, serving.rate_burst)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        yield
+        if close_service_on_shutdown:
+            log.info("shutting down: flushing the ask log")
+            await run_in_threadpool(service.close)
+
+    app = FastAPI(title="eduqa", version="0.1.0", lifespan=lifespan)
+    app.add_middleware(BodyLimit, max_bytes=serving.max_body_bytes)
 
     @app.get("/healthz")
     def healthz() -> dict:
         return {"status": "alive"}
 
-    @app.post("/api/v1/ask")
-    async def ask(body: AskRequest, request: Request) -> dict:
+    @app.get("/readyz")
+    def readyz() -> JSONResponse:
+        checks = {"encoder": service.encoder.backend_name, "store_writable": service.store.writable()}
+        ready = bool(checks["store_writable"])
+        return JSONResponse({"ready": ready, **checks}, status_code=200 if ready else 503)
+
+    @app.get("/metrics")
+    def metrics() -> Response:
+        return Response(service.metrics.render(), media_type="text/plain; version=0.0.4")
+
+    @app.post("/api/v1/ask", openapi_extra=ASK_OPENAPI)
+    async def ask(request: Request) -> dict:
         client = request.client.host if request.client else ""
-        try:
-            card = await run_in_threadpool(service.ask, body.text, client)
-        except EmptyQuestionError as exc:
-            raise HTTPException(422, str(exc)) from None
-        except StoreError as exc:
-            raise HTTPException(503, f"the question could not be saved: {exc}") from None
-        return card.to_dict()
+        allowed, wait = limiter.allow(client)
+        if not allowed:
+            service.metrics.rejected.labels("rate_limited").inc()
+            raise HTTPException(429, "too many questions from this address; wait a moment",
+                                headers={"Retry-After": str(max(1, math.ceil(wait)))})
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind == "application/json":
+            text = await _json_text(request)
+            return await _answer(service, service.ask, text, client)
+        if kind == "multipart/form-data":
+            photo = await _photo_bytes(request, serving.max_photo_bytes)
+            return await _answer(service, service.ask_photo, photo, client)
+        raise HTTPException(415, 'send JSON {"text": "..."} or multipart/form-data with a "photo" file')
 
     @app.get("/api/v1/asks/{ask_id}")
     def get_ask(ask_id: int) -> dict:
@@ -58,3 +157,52 @@ def create_app(service: AskService) -> FastAPI:
         return {"ok": True}
 
     return app
+
+
+async def _json_text(request: Request) -> str:
+    try:
+        body = await request.json()
+    except ValueError:
+        raise HTTPException(400, "the body is not valid JSON") from None
+    text = body.get("text") if isinstance(body, dict) else None
+    if not isinstance(text, str):
+        raise HTTPException(422, 'expected a JSON object {"text": "your question"}')
+    if len(text) > MAX_TEXT_CHARS:
+        raise HTTPException(413, f"the question is longer than {MAX_TEXT_CHARS} characters")
+    return text
+
+
+async def _photo_bytes(request: Request, max_bytes: int) -> bytes:
+    try:
+        form = await request.form(max_files=1, max_fields=4)
+    except Exception as exc:  # malformed multipart
+        raise HTTPException(400, f"the upload could not be read: {exc}") from None
+    photo = form.get("photo")
+    if photo is None or isinstance(photo, str):
+        raise HTTPException(422, 'attach the photo as a file field named "photo"')
+    data = await photo.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise HTTPException(413, f"the photo is larger than {max_bytes // 2**20} MB")
+    return data
+
+
+async def _answer(service: AskService, ask, payload, client: str) -> dict:
+    try:
+        card = await run_in_threadpool(ask, payload, client)
+    except EmptyQuestionError as exc:
+        raise HTTPException(422, str(exc)) from None
+    except PhotoUnavailable as exc:
+        raise HTTPException(501, str(exc)) from None
+    except Overloaded:
+        service.metrics.rejected.labels("overloaded").inc()
+        raise HTTPException(503, "busy: too many questions at once, retry in a moment",
+                            headers={"Retry-After": str(RETRY_AFTER_S)}) from None
+    except DeadlineExceeded:
+        service.metrics.rejected.labels("deadline").inc()
+        raise HTTPException(503, "the answer took too long, retry in a moment",
+                            headers={"Retry-After": str(RETRY_AFTER_S)}) from None
+    except StoreError as exc:
+        service.metrics.rejected.labels("store").inc()
+        raise HTTPException(503, f"the question could not be saved: {exc}",
+                            headers={"Retry-After": str(RETRY_AFTER_S * 5)}) from None
+    return card.to_dict()

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import csv
 import json
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from appliance import sql
+from appliance.batcher import MicroBatcher
 from appliance.clock import Clock, utc_now
 from appliance.store import Store
 
@@ -38,19 +40,41 @@ class AskRecord:
 
 
 class AskLog:
+    """Asks are written by one writer thread with group commit: asks arriving together
+    share one transaction (one fsync), and each caller returns only once its row is
+    committed."""
+
     def __init__(self, store: Store, clock: Clock = utc_now):
         self.store = store
         self.clock = clock
+        self._writer: MicroBatcher[AskRecord, int] | None = None
+        self._writer_lock = threading.Lock()
 
-    def record(self, ask: AskRecord) -> int:
+    def record(self, ask: AskRecord, timeout_s: float = 30.0) -> int:
         """Write one ask durably (WAL, synchronous=FULL) and return its id."""
-        values = (
+        return self._group_writer().submit(ask, timeout_s=timeout_s)
+
+    def close(self) -> None:
+        """Commit what is queued and stop the writer."""
+        if self._writer is not None:
+            self._writer.close()
+
+    def _group_writer(self) -> MicroBatcher[AskRecord, int]:
+        with self._writer_lock:
+            if self._writer is None:
+                self._writer = MicroBatcher(self._write_many, "ask-log", max_batch=64, max_wait_ms=0, max_queue=4096)
+            return self._writer
+
+    def _write_many(self, asks: list[AskRecord]) -> list[int]:
+        with self.store.transaction() as conn:
+            return [conn.execute(sql.ASK_INSERT, self._values(ask)).lastrowid for ask in asks]
+
+    def _values(self, ask: AskRecord) -> tuple:
+        return (
             self.clock(), ask.client, ask.kind, ask.question, int(ask.truncated), ask.ocr_text,
             ask.ocr_confidence, ask.photo_sha256, ask.matched_id, ask.confidence,
             int(ask.abstained), json.dumps(ask.stage_ms), ask.backend,
         )
-        with self.store.transaction() as conn:
-            return conn.execute(sql.ASK_INSERT, values).lastrowid
 
     def get(self, ask_id: int) -> dict:
         rows = self.store.query(sql.ASK_GET, (ask_id,))

@@ -85,7 +85,7 @@ def run_ask_bench(config: Config, bank_size: int, asks: int, seed: int = 7) -> d
             service.ask(text, client="bench")
         totals, stages = [], {}
         for i in range(asks):
-            service._cache.clear()  # time the full path, not the answer cache
+            service.clear_answer_cache()  # time the full path, not the answer cache
             text = queries[i % len(queries)]
             started = time.perf_counter()
             card = service.ask(text, client="bench")

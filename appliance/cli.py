@@ -255,8 +255,11 @@ def serve(config: Config, host: str | None, port: int | None) -> None:
     from appliance.api import create_app
 
     service = _service(config)
-    app = create_app(service)
-    uvicorn.run(app, host=host or config.server.host, port=port or config.server.port, log_level="info")
+    app = create_app(service, close_service_on_shutdown=True)
+    # On SIGTERM uvicorn stops accepting, lets in-flight asks finish (up to 30 s), then the
+    # app's shutdown flushes the ask log and closes the database.
+    uvicorn.run(app, host=host or config.server.host, port=port or config.server.port,
+                log_level="info", timeout_graceful_shutdown=30)
 
 
 # -- bench --------------------------------------------------------------------------------------
@@ -276,6 +279,39 @@ def bench_ask(config: Config, bank_size: int, asks: int, as_json: bool) -> None:
     else:
         for key, value in result.items():
             click.echo(f"{key:<24} {value}")
+
+
+@main.command("bench")
+@click.option("--clients", default="16", show_default=True, help="Concurrent clients; a comma list runs a curve (1,4,16,64).")
+@click.option("--requests", default=1000, show_default=True, help="Asks per run.")
+@click.option("--bank-size", default=10_000, show_default=True, help="Entries in the generated bank.")
+@click.option("--baseline/--no-baseline", default=True, show_default=True,
+              help="Also measure the plain baseline (the encoder package's own encode, no batching).")
+@click.option("--plot", type=click.Path(dir_okay=False), help="Write QPS and p99 against clients to this PNG.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly_errors
+def bench(config: Config, clients: str, requests: int, bank_size: int, baseline: bool,
+          plot: str | None, as_json: bool) -> None:
+    """Throughput and latency of the HTTP server under concurrent clients, vs the baseline."""
+    from appliance.bench_serve import headline, run_bench
+
+    counts = [int(c) for c in clients.split(",")]
+    rows = run_bench(config, counts, requests, bank_size, baseline=baseline)
+    if plot:
+        from appliance.bench_plot import plot_curve
+
+        plot_curve(rows, plot, title=f"eduqa bench: {config.encoder.model}, {bank_size} entries")
+    summary = headline(rows, counts[-1] if len(counts) == 1 else 16 if 16 in counts else counts[-1])
+    if as_json:
+        click.echo(json.dumps({**summary, "runs": rows}))
+        return
+    for who, runs in rows.items():
+        for r in runs:
+            click.echo(f"{who:<9} clients={r['clients']:<3} qps={r['qps']:<7} p50={r['p50_ms']}ms "
+                       f"p95={r['p95_ms']}ms p99={r['p99_ms']}ms 503={r['rejected_503']} 5xx={r['errors_5xx']}"
+                       + (f" batch={r['mean_batch']}" if "mean_batch" in r else ""))
+    click.echo(json.dumps(summary))
 
 
 if __name__ == "__main__":

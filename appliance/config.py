@@ -57,6 +57,25 @@ class AskConfig:
 
 
 @dataclass(frozen=True)
+class ServingConfig:
+    # Micro-batching in front of the encoder: a batch runs when this many asks wait...
+    batch_max: int = 32
+    # ...or when the oldest has waited this long.
+    batch_wait_ms: float = 2.0
+    # Asks waiting for the encoder beyond this are refused at once with 503 + Retry-After.
+    queue_max: int = 256
+    # An ask not answered within this many seconds fails with 503.
+    deadline_s: float = 10.0
+    # Largest request body, and largest photo, in bytes.
+    max_body_bytes: int = 16 * 1024 * 1024
+    max_photo_bytes: int = 15 * 1024 * 1024
+    # Per client address. A whole class behind one NAT address shares one budget, so the
+    # default allows 600 asks a minute (bursts of 120) from one address.
+    rate_per_minute: int = 600
+    rate_burst: int = 120
+
+
+@dataclass(frozen=True)
 class BankConfig:
     # Load the bundled demo bank when the daemon starts with an empty bank.
     demo_bank: bool = True
@@ -70,6 +89,7 @@ class Config:
     search: SearchConfig = field(default_factory=SearchConfig)
     ask: AskConfig = field(default_factory=AskConfig)
     bank: BankConfig = field(default_factory=BankConfig)
+    serving: ServingConfig = field(default_factory=ServingConfig)
 
     @property
     def db_path(self) -> Path:
@@ -147,5 +167,10 @@ def _check(config: Config) -> None:
         raise ConfigError("ask.max_question_chars must be at least 10")
     if not 1 <= config.server.port <= 65535:
         raise ConfigError("server.port must be between 1 and 65535")
+    serving = config.serving
+    if serving.batch_max < 1 or serving.queue_max < 1 or serving.batch_wait_ms < 0 or serving.deadline_s <= 0:
+        raise ConfigError("serving.batch_max and serving.queue_max must be ≥ 1, batch_wait_ms ≥ 0, deadline_s > 0")
+    if serving.rate_per_minute < 1 or serving.rate_burst < 1:
+        raise ConfigError("serving.rate_per_minute and serving.rate_burst must be ≥ 1")
     if config.search.candidates < 1 or config.search.similar < 0:
         raise ConfigError("search.candidates must be ≥ 1 and search.similar ≥ 0")

@@ -6,13 +6,15 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from appliance.asklog import AskLog, AskRecord
+from appliance.batcher import MicroBatcher
 from appliance.card import ABSTAIN_MESSAGE, AnswerCard, SimilarQuestion
 from appliance.config import Config
 from appliance.dense_index import DenseIndex
 from appliance.kb import QuestionBank
+from appliance.metrics import ApplianceMetrics
 from appliance.policy import Decision, decide
 from appliance.search import HybridSearch, Signal
 from appliance.store import Store
@@ -20,6 +22,10 @@ from appliance.textnorm import clean_question, search_form
 from engines.encoders import SentenceEncoder, load_encoder
 
 log = logging.getLogger(__name__)
+
+
+class PhotoUnavailable(RuntimeError):
+    """This appliance has no photo reader configured."""
 
 
 class _Stopwatch:
@@ -42,12 +48,24 @@ class AskService:
     index: DenseIndex
     search: HybridSearch
     asks: AskLog
+    metrics: ApplianceMetrics = field(default_factory=ApplianceMetrics)
+    #: Reads photos into question text (``appliance.ocr``); None: photo asks are refused.
+    ocr: object | None = None
 
     def __post_init__(self) -> None:
         self._encode_lock = threading.Lock()
         self._refresh_lock = threading.Lock()
+        self._cache_lock = threading.Lock()
         self._cache: OrderedDict[tuple[str, int], Decision] = OrderedDict()
         self._index_version = -1
+        serving = self.config.serving
+        self.encoder_batcher = MicroBatcher(
+            self._encode_batch, "encoder", max_batch=serving.batch_max,
+            max_wait_ms=serving.batch_wait_ms, max_queue=serving.queue_max,
+            on_batch=self.metrics.batch_size.labels("encoder").observe,
+        )
+        self.metrics.queue_depth.labels("encoder").set_function(lambda: self.encoder_batcher.depth)
+        self.metrics.backend.labels(self.encoder.model_key, self.encoder.backend_name).set(1)
         self.refresh_index()
 
     @classmethod
@@ -75,6 +93,10 @@ class AskService:
             with self._encode_lock:
                 self.index.refresh(progress=progress)
             self._index_version = version
+            self.clear_answer_cache()
+
+    def clear_answer_cache(self) -> None:
+        with self._cache_lock:
             self._cache.clear()
 
     def ask(self, text: str, client: str = "", kind: str = "text") -> AnswerCard:
@@ -84,8 +106,10 @@ class AskService:
         watch.lap("normalise")
         self.refresh_index()
         key = (search_form(question.text), self._index_version)
-        decision = self._cache.get(key)
+        with self._cache_lock:
+            decision = self._cache.get(key)
         cached = decision is not None
+        self.metrics.cache.labels("answer", "hit" if cached else "miss").inc()
         watch.lap("cache")
         if decision is None:
             decision = self._decide(question.text, watch)
@@ -97,7 +121,15 @@ class AskService:
             abstained=decision.abstained, stage_ms=watch.stages, backend=self.encoder.backend_name,
         ))
         watch.lap("log")
+        total = sum(watch.stages.values())
+        self.metrics.record_ask(kind, "abstained" if decision.abstained else "answered", watch.stages, total)
         return self._card(ask_id, question, decision, watch.stages, cached)
+
+    def ask_photo(self, photo: bytes, client: str = "") -> AnswerCard:
+        """Answer a photographed question: OCR, then the text path."""
+        if self.ocr is None:
+            raise PhotoUnavailable("photo questions are not available on this appliance")
+        raise PhotoUnavailable("photo questions are not available yet")
 
     def decide_only(self, text: str) -> Decision:
         """The decision for a question without logging it (evaluation, benchmarks)."""
@@ -105,9 +137,12 @@ class AskService:
         self.refresh_index()
         return self._decide(question.text, _Stopwatch())
 
-    def _decide(self, question: str, watch: _Stopwatch) -> Decision:
+    def _encode_batch(self, texts: list[str]) -> list:
         with self._encode_lock:
-            vector = self.encoder.encode([question])[0]
+            return list(self.encoder.encode(texts))
+
+    def _decide(self, question: str, watch: _Stopwatch) -> Decision:
+        vector = self.encoder_batcher.submit(question, timeout_s=self.config.serving.deadline_s)
         watch.lap("encode")
         ranked = self.search.search(question, vector)
         watch.lap("search")
@@ -116,9 +151,10 @@ class AskService:
         return decision
 
     def _remember(self, key: tuple[str, int], decision: Decision) -> None:
-        self._cache[key] = decision
-        while len(self._cache) > self.config.ask.cache_size:
-            self._cache.popitem(last=False)
+        with self._cache_lock:
+            self._cache[key] = decision
+            while len(self._cache) > self.config.ask.cache_size:
+                self._cache.popitem(last=False)
 
     def _card(self, ask_id: int, question, decision: Decision, stages: dict, cached: bool) -> AnswerCard:
         notices = []
@@ -145,4 +181,7 @@ class AskService:
         )
 
     def close(self) -> None:
+        """Finish queued work, flush the ask log, close the database."""
+        self.encoder_batcher.close()
+        self.asks.close()
         self.store.close()

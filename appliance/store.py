@@ -73,6 +73,16 @@ class Store:
         with self.lock:
             return self.conn.execute(statement, params).fetchall()
 
+    def writable(self) -> bool:
+        """True when a write transaction can be started (disk not read-only, not locked)."""
+        with self.lock:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+                self.conn.execute("ROLLBACK")
+                return True
+            except sqlite3.Error:
+                return False
+
     def meta_get(self, key: str, default: str = "") -> str:
         rows = self.query(sql.META_GET, (key,))
         return rows[0][0] if rows else default

@@ -1,22 +1,32 @@
-"""The JSON API, through FastAPI's test client."""
+"""The HTTP API, through FastAPI's test client."""
+
+import dataclasses
 
 import pytest
 from fastapi.testclient import TestClient
 
 from appliance.api import create_app
+from appliance.config import ServingConfig
 from appliance.service import AskService
+
+
+def make_client(config, **serving):
+    config = dataclasses.replace(config, serving=dataclasses.replace(ServingConfig(), **serving))
+    service = AskService.open(config)
+    return service, TestClient(create_app(service, close_service_on_shutdown=True))
 
 
 @pytest.fixture
 def client(config):
-    service = AskService.open(config)
-    with TestClient(create_app(service)) as c:
+    service, c = make_client(config)
+    with c:
         yield c
-    service.close()
 
 
 def test_ask_then_read_back_and_give_feedback(client):
     assert client.get("/healthz").json() == {"status": "alive"}
+    ready = client.get("/readyz")
+    assert ready.status_code == 200 and ready.json()["store_writable"] is True
     card = client.post("/api/v1/ask", json={"text": "解方程：2x + 3 = 13"}).json()
     assert card["matched_id"] == "demo-math-001"
     row = client.get(f"/api/v1/asks/{card['ask_id']}").json()
@@ -25,11 +35,71 @@ def test_ask_then_read_back_and_give_feedback(client):
     assert client.get(f"/api/v1/asks/{card['ask_id']}").json()["feedback"] == "up"
 
 
-def test_bad_requests_get_clear_errors(client):
+def test_metrics_count_asks_batches_and_cache(client):
+    client.post("/api/v1/ask", json={"text": "水的沸点是多少"})
+    client.post("/api/v1/ask", json={"text": "水的沸点是多少"})
+    text = client.get("/metrics").text
+    assert 'eduqa_asks_total{kind="text",outcome="answered"} 2.0' in text
+    assert 'eduqa_cache_lookups_total{cache="answer",result="hit"} 1.0' in text
+    assert 'eduqa_batch_size_count{engine="encoder"} 1.0' in text
+    assert 'eduqa_model_backend{backend="onnxruntime-cpu"' in text
+    assert "eduqa_stage_milliseconds_bucket" in text and "eduqa_queue_depth" in text
+
+
+def test_limits_and_bad_requests(client):
     assert client.post("/api/v1/ask", json={"text": "  "}).status_code == 422
-    assert client.post("/api/v1/ask", content=b"{not json", headers={"content-type": "application/json"}).status_code == 422
+    bad_json = client.post("/api/v1/ask", content=b"{not json", headers={"content-type": "application/json"})
+    assert bad_json.status_code == 400 and "not valid JSON" in bad_json.json()["detail"]
+    assert client.post("/api/v1/ask", json={"question": "x"}).status_code == 422
+    assert client.post("/api/v1/ask", content=b"hello", headers={"content-type": "text/plain"}).status_code == 415
+    assert client.post("/api/v1/ask", json={"text": "题" * 20_001}).status_code == 413
     assert client.get("/api/v1/asks/999999").status_code == 404
     assert client.post("/api/v1/asks/999999/feedback", json={"feedback": "up"}).status_code == 404
     card = client.post("/api/v1/ask", json={"text": "水的沸点"}).json()
     bad = client.post(f"/api/v1/asks/{card['ask_id']}/feedback", json={"feedback": "meh"})
     assert bad.status_code == 422 and "feedback must be" in bad.json()["detail"]
+
+
+def test_oversize_body_and_photo_are_refused_before_reading_them(config):
+    service, c = make_client(config, max_body_bytes=1000, max_photo_bytes=500)
+    with c:
+        big = c.post("/api/v1/ask", json={"text": "x" * 2000})
+        assert big.status_code == 413 and "larger than" in big.json()["detail"]
+        photo = c.post("/api/v1/ask", files={"photo": ("p.jpg", b"\xff" * 800, "image/jpeg")})
+        assert photo.status_code == 413
+
+
+def test_rate_limit_answers_429_with_retry_after(config):
+    service, c = make_client(config, rate_per_minute=60, rate_burst=2)
+    with c:
+        codes = [c.post("/api/v1/ask", json={"text": "水的沸点"}).status_code for _ in range(3)]
+        assert codes == [200, 200, 429]
+        limited = c.post("/api/v1/ask", json={"text": "水的沸点"})
+        assert int(limited.headers["Retry-After"]) >= 1
+
+
+def test_overload_answers_503_at_once_and_recovers(config, monkeypatch):
+    import threading
+    import time
+
+    service, c = make_client(config, queue_max=1, batch_max=1)
+    gate = threading.Event()
+    real = service.encoder_batcher._run_batch
+    monkeypatch.setattr(service.encoder_batcher, "_run_batch", lambda texts: (gate.wait(5), real(texts))[1])
+    with c:
+        results = []
+        workers = [threading.Thread(target=lambda i=i: results.append(
+            c.post("/api/v1/ask", json={"text": f"问题{i}：水的沸点"}))) for i in range(6)]
+        for w in workers:
+            w.start()
+        time.sleep(1.0)
+        started = time.perf_counter()
+        refused = c.post("/api/v1/ask", json={"text": "再问一次：水的沸点"})
+        elapsed = time.perf_counter() - started
+        gate.set()
+        for w in workers:
+            w.join()
+        assert refused.status_code == 503 and refused.headers["Retry-After"] == "1"
+        assert elapsed < 0.5  # refused at once, not after waiting in line
+        assert any(r.status_code == 503 for r in results)
+        assert c.post("/api/v1/ask", json={"text": "水的沸点是多少"}).status_code == 200  # recovered

@@ -1,0 +1,127 @@
+"""Micro-batching in front of an engine that is faster on batches than on single items.
+
+Callers from many threads ``submit`` one item and wait; one worker thread gathers items
+until ``max_batch`` are waiting or the oldest has waited ``max_wait_ms``, runs the engine
+once on the batch and hands each caller its row. The engine is only ever called from the
+worker thread, so it need not be thread-safe. The queue is bounded: when it is full,
+``submit`` raises :class:`Overloaded` at once instead of letting latency grow.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from typing import Callable, Generic, Sequence, TypeVar
+
+log = logging.getLogger(__name__)
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+
+class Overloaded(RuntimeError):
+    """The queue is full; the caller should retry after a short pause."""
+
+
+class DeadlineExceeded(TimeoutError):
+    """The item was not processed within its deadline."""
+
+
+@dataclass
+class BatchStats:
+    batches: int = 0
+    items: int = 0
+    rejected: int = 0
+
+    @property
+    def mean_batch(self) -> float:
+        return self.items / self.batches if self.batches else 0.0
+
+
+class MicroBatcher(Generic[Item, Result]):
+    def __init__(
+        self,
+        run_batch: Callable[[list[Item]], Sequence[Result]],
+        name: str,
+        max_batch: int = 32,
+        max_wait_ms: float = 2.0,
+        max_queue: int = 256,
+        on_batch: Callable[[int], None] | None = None,
+    ):
+        self._run_batch = run_batch
+        self.name = name
+        self.max_batch = max_batch
+        self.max_wait = max_wait_ms / 1000
+        self._queue: queue.Queue[tuple[Item, Future]] = queue.Queue(maxsize=max_queue)
+        self._on_batch = on_batch
+        self.stats = BatchStats()
+        self._stopping = threading.Event()
+        self._worker = threading.Thread(target=self._loop, name=f"batcher-{name}", daemon=True)
+        self._worker.start()
+
+    @property
+    def depth(self) -> int:
+        return self._queue.qsize()
+
+    def submit(self, item: Item, timeout_s: float = 10.0) -> Result:
+        """Process one item; blocks until its batch ran. Raises :class:`Overloaded` when
+        the queue is full and :class:`DeadlineExceeded` after ``timeout_s``."""
+        if self._stopping.is_set():
+            raise Overloaded(f"{self.name} is shutting down")
+        future: Future = Future()
+        try:
+            self._queue.put_nowait((item, future))
+        except queue.Full:
+            self.stats.rejected += 1
+            raise Overloaded(f"{self.name} queue is full ({self._queue.maxsize} waiting)") from None
+        try:
+            return future.result(timeout=timeout_s)
+        except FutureTimeout:
+            future.cancel()
+            raise DeadlineExceeded(f"{self.name} did not answer within {timeout_s:.1f} s") from None
+
+    def close(self) -> None:
+        """Finish what is queued, then stop the worker."""
+        self._stopping.set()
+        self._worker.join(timeout=30)
+
+    def _loop(self) -> None:
+        while not (self._stopping.is_set() and self._queue.empty()):
+            batch = self._gather()
+            if batch:
+                self._run(batch)
+
+    def _gather(self) -> list[tuple[Item, Future]]:
+        try:
+            first = self._queue.get(timeout=0.1)
+        except queue.Empty:
+            return []
+        batch = [first]
+        deadline = time.monotonic() + self.max_wait
+        while len(batch) < self.max_batch:
+            remaining = deadline - time.monotonic()
+            try:
+                batch.append(self._queue.get(timeout=remaining) if remaining > 0 else self._queue.get_nowait())
+            except queue.Empty:
+                break
+        return [(item, fut) for item, fut in batch if fut.set_running_or_notify_cancel()]
+
+    def _run(self, batch: list[tuple[Item, Future]]) -> None:
+        try:
+            results = self._run_batch([item for item, _ in batch])
+        except BaseException as exc:  # every caller hears about the failure
+            log.warning("%s batch of %d failed: %s", self.name, len(batch), exc)
+            for _, fut in batch:
+                fut.set_exception(exc)
+            return
+        self.stats.batches += 1
+        self.stats.items += len(batch)
+        if self._on_batch:
+            self._on_batch(len(batch))
+        for (_, fut), result in zip(batch, results):
+            fut.set_result(result)
