@@ -90,9 +90,12 @@ def prepare_bank(config: Config, bank_size: int, seed: int = 7) -> list[str]:
 
 @contextmanager
 def running(command: list[str], port: int, env: dict | None = None) -> Iterator[subprocess.Popen]:
-    """Start a server process and wait until its /readyz answers 200."""
+    """Start a server process and wait until its /readyz answers 200. Its stderr goes to
+    a temporary file (a pipe nobody reads would stall it), readable as ``proc.stderr``."""
+    log_file = tempfile.TemporaryFile()
     proc = subprocess.Popen(command, env={**os.environ, **(env or {})},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            stdout=subprocess.DEVNULL, stderr=log_file)
+    proc.stderr = _LogReader(log_file)
     try:
         deadline = time.monotonic() + READY_TIMEOUT_S
         while time.monotonic() < deadline:
@@ -114,6 +117,15 @@ def running(command: list[str], port: int, env: dict | None = None) -> Iterator[
             proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+class _LogReader:
+    def __init__(self, fh):
+        self._fh = fh
+
+    def read(self) -> bytes:
+        self._fh.seek(0)
+        return self._fh.read()
 
 
 def drive(port: int, queries: list[str], clients: int, requests: int | None = None,

@@ -259,7 +259,7 @@ def serve(config: Config, host: str | None, port: int | None) -> None:
     # On SIGTERM uvicorn stops accepting, lets in-flight asks finish (up to 30 s), then the
     # app's shutdown flushes the ask log and closes the database.
     uvicorn.run(app, host=host or config.server.host, port=port or config.server.port,
-                log_level="info", timeout_graceful_shutdown=30)
+                log_level="info", access_log=False, timeout_graceful_shutdown=30)
 
 
 # -- bench --------------------------------------------------------------------------------------
@@ -279,6 +279,21 @@ def bench_ask(config: Config, bank_size: int, asks: int, as_json: bool) -> None:
     else:
         for key, value in result.items():
             click.echo(f"{key:<24} {value}")
+
+
+@main.command("openapi")
+@click.argument("file", type=click.Path(dir_okay=False), required=False)
+@click.pass_obj
+@friendly_errors
+def openapi(config: Config, file: str | None) -> None:
+    """Print (or write to FILE) the HTTP API's OpenAPI schema."""
+    from appliance.api import create_app
+
+    schema = json.dumps(create_app(_service(config, progress=False)).openapi(), indent=2, ensure_ascii=False)
+    if file:
+        Path(file).write_text(schema + "\n", encoding="utf-8")
+    else:
+        click.echo(schema)
 
 
 @main.command("bench")

@@ -103,3 +103,11 @@ def test_overload_answers_503_at_once_and_recovers(config, monkeypatch):
         assert elapsed < 0.5  # refused at once, not after waiting in line
         assert any(r.status_code == 503 for r in results)
         assert c.post("/api/v1/ask", json={"text": "水的沸点是多少"}).status_code == 200  # recovered
+
+
+def test_checked_in_openapi_schema_matches_the_app(client):
+    import json
+    from pathlib import Path
+
+    checked_in = json.loads((Path(__file__).parents[2] / "docs" / "openapi.json").read_text(encoding="utf-8"))
+    assert client.get("/openapi.json").json() == checked_in, "run: eduqa openapi docs/openapi.json"
