@@ -285,3 +285,42 @@ def headline(rows: dict, clients: int) -> dict:
         "baseline_p99_ms": base["p99_ms"] if base else None,
         "ratio": round(ours["qps"] / base["qps"], 2) if base and base["qps"] else None,
     }
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident memory of a process, from /proc (Linux)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+def run_load_test(config: Config, clients: int, duration_s: float, bank_size: int,
+                  photos: list[bytes], photo_share: float) -> dict:
+    """A bounded soak on loopback: ``clients`` for ``duration_s``, text and photo asks
+    mixed. Reports 5xx other than deliberate 503s, asks acknowledged but missing from
+    the log, and the server's memory after warm-up and at the end."""
+    from appliance.asklog import AskLog, UnknownAskError
+
+    with bench_data_dir(config) as bench_config:
+        queries = prepare_bank(bench_config, bank_size)
+        port = free_port()
+        with running(our_server(bench_config, port), port) as server:
+            drive(port, queries, clients, duration_s=min(15.0, duration_s / 4), photos=photos, photo_share=photo_share)
+            rss_warm = rss_bytes(server.pid)
+            result = drive(port, queries, clients, duration_s=duration_s, photos=photos, photo_share=photo_share)
+            rss_end = rss_bytes(server.pid)
+        log = AskLog(Store(bench_config.db_path))
+        missing = 0
+        for ask_id in result.ask_ids:
+            try:
+                log.get(ask_id)
+            except UnknownAskError:
+                missing += 1
+        log.store.close()
+    return {
+        **result.summary(), "duration_s": duration_s, "photo_share": photo_share,
+        "acknowledged": len(result.ask_ids), "missing_from_log": missing,
+        "rss_after_warmup_mb": round(rss_warm / 2**20, 1), "rss_end_mb": round(rss_end / 2**20, 1),
+        "rss_growth_pct": round(100 * (rss_end - rss_warm) / rss_warm, 1),
+    }

@@ -329,5 +329,26 @@ def bench(config: Config, clients: str, requests: int, bank_size: int, baseline:
     click.echo(json.dumps(summary))
 
 
+@main.command("loadtest")
+@click.option("--clients", default=64, show_default=True)
+@click.option("--duration", default=60.0, show_default=True, help="Seconds of load after warm-up.")
+@click.option("--bank-size", default=10_000, show_default=True)
+@click.option("--photos", type=click.Path(file_okay=False, exists=True), help="Folder of .jpg photos to mix in.")
+@click.option("--photo-share", default=0.2, show_default=True, help="Share of asks sent as photos.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly_errors
+def loadtest(config: Config, clients: int, duration: float, bank_size: int, photos: str | None,
+             photo_share: float, as_json: bool) -> None:
+    """Soak the server on loopback: no 5xx but deliberate 503s, no acknowledged ask lost, memory flat."""
+    from appliance.bench_serve import run_load_test
+
+    photo_bytes = [p.read_bytes() for p in sorted(Path(photos).glob("*.jpg"))] if photos else []
+    result = run_load_test(config, clients, duration, bank_size, photo_bytes, photo_share if photo_bytes else 0.0)
+    click.echo(json.dumps(result) if as_json else "\n".join(f"{k:<22} {v}" for k, v in result.items()))
+    if result["errors_5xx"] or result["missing_from_log"]:
+        sys.exit(1)
+
+
 if __name__ == "__main__":
     main()
