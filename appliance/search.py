@@ -36,7 +36,7 @@ Signal = Literal["hybrid", "dense", "bm25"]
 
 LEXICAL_WEIGHT = 0.25
 MISMATCH_PENALTY = 0.6
-MAX_QUERY_TRIGRAMS = 64
+MAX_QUERY_TRIGRAMS = 32
 # Candidates (closest first) checked for a swapped key term.
 CONFLICT_CHECKS = 6
 
