@@ -38,6 +38,8 @@ KIND_ORDER = {"exact": 0, "partial": 1, "paraphrase": 2}
 SUBSCRIPTS = {chr(0x2080 + d): str(d) for d in range(10)} | {"ₙ": "n", "ₓ": "x"}
 # Page turn of photo i (degrees clockwise), cycling: mostly upright, some turned.
 TURNS = (0, 0, 0, 180, 0, 0, 0, 90, 0, 0, 0, 270)
+NO_LINE_START = set("，。、；：？！）》”’,.;:?!)")
+LIGHT_SCALE = 200  # light gains are stored as uint8 × 1/200
 
 
 class FontMissing(RuntimeError):
@@ -108,7 +110,8 @@ def char_width(style: Style, ch: str) -> float:
 
 
 def wrap(text: str, style: Style) -> list[str]:
-    """Greedy wrap at the column width; ASCII words stay whole."""
+    """Greedy wrap at the column width; ASCII words stay whole, closing punctuation
+    never starts a line (it may stick out, as in Chinese typesetting)."""
     limit = style.column_chars * style.size
     tokens, word = [], ""
     for ch in text:
@@ -120,7 +123,7 @@ def wrap(text: str, style: Style) -> list[str]:
     tokens += [word] if word else []
     lines, line = [], ""
     for token in tokens:
-        if line and sum(char_width(style, c) for c in line + token) > limit:
+        if line and token not in NO_LINE_START and sum(char_width(style, c) for c in line + token) > limit:
             lines.append(line.rstrip())
             line = token.lstrip()
         else:
@@ -147,7 +150,7 @@ def layout(sample: Sample, style: Style, above: bool | None) -> tuple[list[tuple
     neighbour = wrap(sample.neighbour, style)[-1 if above else 0] if above is not None else ""
     if above:
         rows.append((y, neighbour))
-        neighbour_y, y = y + style.size * 0.75, y + pitch * 1.6
+        neighbour_y, y = y + style.size * 0.78, y + pitch * 1.6
     top = y
     for line in question:
         rows.append((y, line))
@@ -157,7 +160,7 @@ def layout(sample: Sample, style: Style, above: bool | None) -> tuple[list[tuple
     if above is False:
         y += pitch * 0.6
         rows.append((y, neighbour))
-        neighbour_y = y + style.size * 0.75
+        neighbour_y = y + style.size * 0.78
     return rows, (0.0, top, width, bottom), neighbour_y
 
 
@@ -178,11 +181,26 @@ def camera_rect(rng: np.random.Generator, box: tuple, neighbour_y: float | None,
     elif not above:
         top -= rng.uniform(0, h - need_h)
     corners = np.array([[left, top], [left + w, top], [left + w, top + h], [left, top + h]], float)
-    corners += rng.uniform(-0.03, 0.03, (4, 2)) * (w, h)  # perspective
-    angle = math.radians(rng.uniform(-4.0, 4.0))  # hand tilt
-    centre = corners.mean(axis=0)
+    return tilt(rng, corners, cut_edge=None if above is None else (0, 1) if above else (2, 3), size=size)
+
+
+def tilt(rng: np.random.Generator, corners: np.ndarray, cut_edge: tuple[int, int] | None,
+         size: int) -> np.ndarray:
+    """Perspective (corner jitter) and hand tilt. With a neighbour line, the frame edge
+    that cuts it keeps running through its middle: that edge's corners move only along
+    it, and the tilt (about the edge's midpoint) is small enough to stay within the line."""
+    w, h = corners[2] - corners[0]
+    jitter = rng.uniform(-0.03, 0.03, (4, 2)) * (w, h)
+    if cut_edge:
+        jitter[list(cut_edge), 1] = 0.0
+        limit = math.degrees(math.atan(0.15 * size / (w / 2)))
+        pivot = corners[list(cut_edge)].mean(axis=0)
+    else:
+        limit, pivot = 4.0, corners.mean(axis=0)
+    corners = corners + jitter
+    angle = math.radians(rng.uniform(-limit, limit))
     rot = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
-    return ((corners - centre) @ rot.T + centre).astype(np.float32)
+    return ((corners - pivot) @ rot.T + pivot).astype(np.float32)
 
 
 def print_page(rows, style: Style, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -193,10 +211,9 @@ def print_page(rows, style: Style, corners: np.ndarray) -> tuple[np.ndarray, np.
     draw = ImageDraw.Draw(mask)
     for y, line in rows:
         draw_line(draw, (-origin[0], y - origin[1]), line, style)
-    alpha = 1.0 - np.asarray(mask, np.float32)[..., None] / 255.0
-    paper = np.array(style.paper[::-1], np.float32)
-    ink = np.array(style.ink[::-1], np.float32)
-    page = paper * (1.0 - alpha) + ink * alpha
+    coverage = np.asarray(mask)  # 0 = ink, 255 = paper, anti-aliased between
+    ramps = [np.linspace(i, p, 256).round().astype(np.uint8) for i, p in zip(style.ink[::-1], style.paper[::-1])]
+    page = cv2.merge([cv2.LUT(coverage, ramp) for ramp in ramps])
     return page, (corners - origin).astype(np.float32)
 
 
@@ -208,7 +225,8 @@ def frame_corners(turn: int) -> np.ndarray:
 
 
 def light_field(rng: np.random.Generator) -> np.ndarray:
-    """A smooth light ramp in a random direction times one soft shadow (computed small)."""
+    """A smooth light ramp in a random direction times one soft shadow (computed small),
+    as uint8 gains over ``LIGHT_SCALE``."""
     w, h = 160, 120
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     angle = rng.uniform(0, 2 * math.pi)
@@ -217,7 +235,8 @@ def light_field(rng: np.random.Generator) -> np.ndarray:
     cx, cy = rng.uniform(0, w), rng.uniform(0, h)
     shadow = np.exp(-(((xx - cx) / (w * 0.35)) ** 2 + ((yy - cy) / (h * 0.3)) ** 2))
     light *= 1.0 - rng.uniform(0.05, 0.3) * shadow
-    return cv2.resize(light, FRAME, interpolation=cv2.INTER_LINEAR)[..., None]
+    light = cv2.resize(light * LIGHT_SCALE, FRAME, interpolation=cv2.INTER_LINEAR).astype(np.uint8)
+    return cv2.merge([light] * 3)
 
 
 def blur(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
@@ -233,11 +252,11 @@ def blur(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
 
 def photograph(rng: np.random.Generator, page: np.ndarray, corners: np.ndarray, turn: int) -> bytes:
     matrix = cv2.getPerspectiveTransform(corners, frame_corners(turn))
-    shot = cv2.warpPerspective(page, matrix, FRAME, flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
-    shot = blur(rng, shot * light_field(rng))
-    shot += rng.standard_normal((FRAME[1], FRAME[0], 1), np.float32) * np.float32(rng.uniform(2.0, 6.0))
-    ok, jpeg = cv2.imencode(".jpg", np.clip(shot, 0, 255).astype(np.uint8),
-                            [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(55, 86))])
+    shot = cv2.warpPerspective(page, matrix, FRAME, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    shot = blur(rng, cv2.multiply(shot, light_field(rng), scale=1 / LIGHT_SCALE))
+    noise = rng.standard_normal((FRAME[1], FRAME[0]), np.float32) * np.float32(rng.uniform(2.0, 6.0))
+    shot = cv2.add(shot, cv2.merge([noise] * 3), dtype=cv2.CV_8U)  # saturating
+    ok, jpeg = cv2.imencode(".jpg", shot, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(55, 86))])
     assert ok
     return jpeg.tobytes()
 

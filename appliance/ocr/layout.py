@@ -1,0 +1,159 @@
+"""Recognised boxes → the question text: filtering, reading order, line merging, paragraphs.
+
+1. Drop what is not the question: empty or low-confidence readings, and lines cut by
+   the top or bottom edge of the frame (the neighbouring question's line half in
+   frame: it touches the edge and is clearly shorter than the page's other lines).
+2. Reading order: boxes sorted top to bottom; boxes whose vertical centres lie within
+   half a line height form one row, read left to right and merged into one line.
+3. Paragraphs: consecutive rows closer than ``paragraph_gap`` line heights continue
+   one paragraph. Pieces are joined with nothing between CJK text (Chinese does not
+   space its words) and with one space between Latin words, numbers or operators;
+   paragraphs are joined with a newline. Recognised characters (formulas, symbols)
+   are kept as they are.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+import numpy as np
+
+from appliance.ocr.geometry import quad_size
+from appliance.ocr.result import OcrLine
+
+
+@dataclass(frozen=True)
+class LayoutParams:
+    min_confidence: float = 0.5
+    # A line touching the top/bottom edge and shorter than this share of the median
+    # height of the lines clear of the edges is the neighbouring text cut by the frame.
+    cut_height: float = 0.75
+    edge_margin: float = 4.0  # pixels
+    paragraph_gap: float = 0.9  # line heights of empty space that start a new paragraph
+
+
+@dataclass(frozen=True)
+class TextBox:
+    text: str
+    confidence: float
+    quad: np.ndarray  # upright photo pixels
+
+    @property
+    def height(self) -> float:
+        return quad_size(self.quad)[1]
+
+    @property
+    def top(self) -> float:
+        return float(self.quad[:, 1].min())
+
+    @property
+    def bottom(self) -> float:
+        return float(self.quad[:, 1].max())
+
+    @property
+    def centre_y(self) -> float:
+        return float(self.quad[:, 1].mean())
+
+    @property
+    def left(self) -> float:
+        return float(self.quad[:, 0].min())
+
+
+@dataclass(frozen=True)
+class Layout:
+    text: str
+    lines: tuple[OcrLine, ...]
+    confidence: float  # character-weighted mean over the kept lines; 0 when none
+    dropped: int
+
+
+def arrange(boxes: list[TextBox], image_height: int, params: LayoutParams = LayoutParams()) -> Layout:
+    kept = keep_question_lines(boxes, image_height, params)
+    rows = [merge_row(row) for row in group_rows(kept)]
+    lines = tuple(line for line, _ in rows)
+    return Layout(join_paragraphs(rows, params), lines, mean_confidence(lines), len(boxes) - len(kept))
+
+
+def mean_confidence(lines: tuple[OcrLine, ...]) -> float:
+    chars = [max(len(line.text), 1) for line in lines]
+    return round(sum(c * line.confidence for c, line in zip(chars, lines)) / max(sum(chars), 1), 4)
+
+
+def keep_question_lines(boxes: list[TextBox], image_height: int, params: LayoutParams) -> list[TextBox]:
+    readable = [b for b in boxes if b.text.strip() and b.confidence >= params.min_confidence]
+    inner = [b for b in readable if not at_edge(b, image_height, params)]
+    if not inner:
+        return readable
+    median = statistics.median(b.height for b in inner)
+    return [b for b in readable if not (at_edge(b, image_height, params) and b.height < params.cut_height * median)]
+
+
+def at_edge(box: TextBox, image_height: int, params: LayoutParams) -> bool:
+    """Touches the top or bottom edge of the frame."""
+    return box.top <= params.edge_margin or box.bottom >= image_height - 1 - params.edge_margin
+
+
+def group_rows(boxes: list[TextBox]) -> list[list[TextBox]]:
+    rows: list[list[TextBox]] = []
+    for box in sorted(boxes, key=lambda b: b.centre_y):
+        row = rows[-1] if rows else None
+        if row and abs(box.centre_y - row_centre(row)) < 0.5 * min(box.height, row_height(row)):
+            row.append(box)
+        else:
+            rows.append([box])
+    return [sorted(row, key=lambda b: b.left) for row in rows]
+
+
+def row_centre(row: list[TextBox]) -> float:
+    return statistics.fmean(b.centre_y for b in row)
+
+
+def row_height(row: list[TextBox]) -> float:
+    return statistics.fmean(b.height for b in row)
+
+
+def merge_row(row: list[TextBox]) -> tuple[OcrLine, tuple[float, float, float]]:
+    """One line from a row's boxes, plus (top, bottom, height) for paragraph joining."""
+    text = row[0].text.strip()
+    for box in row[1:]:
+        text = join(text, box.text.strip())
+    points = np.concatenate([b.quad for b in row])
+    x0, y0 = points.min(axis=0).tolist()
+    x1, y1 = points.max(axis=0).tolist()
+    chars = [max(len(b.text.strip()), 1) for b in row]
+    confidence = float(np.average([b.confidence for b in row], weights=chars))
+    line = OcrLine(text, confidence, ((x0, y0), (x1, y0), (x1, y1), (x0, y1)))
+    return line, (y0, y1, row_height(row))
+
+
+def join_paragraphs(rows: list[tuple[OcrLine, tuple[float, float, float]]], params: LayoutParams) -> str:
+    paragraphs: list[str] = []
+    previous_bottom = None
+    for line, (top, bottom, height) in rows:
+        if paragraphs and previous_bottom is not None and top - previous_bottom < params.paragraph_gap * height:
+            paragraphs[-1] = join(paragraphs[-1], line.text)
+        else:
+            paragraphs.append(line.text)
+        previous_bottom = bottom
+    return "\n".join(paragraphs)
+
+
+def join(left: str, right: str) -> str:
+    """Concatenate two pieces of one sentence: a space only between Latin words/numbers."""
+    if not left or not right:
+        return left + right
+    if ends_word(left[-1]) and starts_word(right[0]):
+        return f"{left} {right}"
+    return left + right
+
+
+OPERATORS = "+-=<>×÷±≤≥"
+
+
+def ends_word(ch: str) -> bool:
+    return (ch.isascii() and (ch.isalnum() or ch in ".,;:!?%)'\"")) or ch in OPERATORS
+
+
+def starts_word(ch: str) -> bool:
+    return (ch.isascii() and (ch.isalnum() or ch in "('\"$")) or ch in OPERATORS

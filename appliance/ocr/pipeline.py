@@ -1,0 +1,113 @@
+"""The default OCR pipeline: PP-OCRv6 detection → page orientation → batched recognition
+→ layout, each model run through an :class:`engines.backend.InferenceBackend`.
+
+Faster than RapidOCR's defaults on phone photos of printed questions because the
+detector runs on the photo shrunk to ``det_max_side`` (RapidOCR keeps a 1600×1200
+photo at full size), orientation is decided once per page from a handful of lines
+instead of classifying every line, and recognition crops are batched by width so
+little of each batch is padding. Crops come from the full-resolution photo.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+import cv2
+import numpy as np
+
+from appliance.ocr.cls import AngleClassifier, is_sideways
+from appliance.ocr.det import DetParams, TextDetector
+from appliance.ocr.geometry import crop_line, rotate_page
+from appliance.ocr.image import DecodedImage
+from appliance.ocr.layout import LayoutParams, TextBox, arrange
+from appliance.ocr.rec import HEIGHT, TextRecognizer
+from appliance.ocr.result import OcrLine
+from appliance.ocr.settings import OcrSettings
+from appliance.ocr.timing import Stopwatch
+from engines.backend import InferenceBackend
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class PageText:
+    text: str
+    lines: tuple[OcrLine, ...]
+    confidence: float = 0.0
+    dropped: int = 0
+    rotation: int = 0
+    stage_ms: dict[str, float] = field(default_factory=dict)
+
+
+class OcrPipeline(Protocol):
+    name: str
+
+    def read(self, image: DecodedImage) -> PageText:
+        """The page's text; an empty ``text`` when none is found."""
+        ...
+
+
+BackendFactory = Callable[[str], InferenceBackend]
+
+
+class PpOcrPipeline:
+    def __init__(self, detector: TextDetector, classifier: AngleClassifier | None,
+                 recognizer: TextRecognizer, layout: LayoutParams = LayoutParams()):
+        self.detector = detector
+        self.classifier = classifier
+        self.recognizer = recognizer
+        self.layout = layout
+        self.name = f"ppocrv6/{recognizer.backend.name}"
+
+    @classmethod
+    def open(cls, settings: OcrSettings, backend_factory: BackendFactory | None = None) -> "PpOcrPipeline":
+        """The bundled PP-OCRv6 models (or ``settings.model_dir``'s) on ONNX Runtime by default;
+        ``backend_factory(path)`` lets the engines layer serve them another way (TensorRT)."""
+        from engines.ocr_models import bundled_models, character_table
+
+        models = bundled_models(settings.model_dir or None)
+        factory = backend_factory or _onnxruntime(settings.threads)
+        detector = TextDetector(factory(str(models.det)), DetParams(max_side=settings.det_max_side))
+        classifier = AngleClassifier(factory(str(models.cls))) if settings.use_cls else None
+        recognizer = TextRecognizer(factory(str(models.rec)), character_table(models.rec))
+        log.info("OCR: %s models from %s", models.version, models.det.parent)
+        return cls(detector, classifier, recognizer, LayoutParams(min_confidence=settings.min_confidence))
+
+    def read(self, image: DecodedImage) -> PageText:
+        watch = Stopwatch()
+        quads = [d.quad for d in self.detector.detect(image.pixels)]
+        watch.lap("det")
+        if not quads:
+            return PageText("", (), stage_ms={**watch.stages, "cls": 0.0, "rec": 0.0, "layout": 0.0})
+        pixels, quads, crops, rotation = self.upright(image.pixels, quads, watch)
+        readings = self.recognizer.read(crops)
+        watch.lap("rec")
+        boxes = [TextBox(r.text, r.confidence, q) for r, q in zip(readings, quads)]
+        layout = arrange(boxes, pixels.shape[0], self.layout)
+        watch.lap("layout")
+        return PageText(layout.text, layout.lines, layout.confidence, layout.dropped, rotation, watch.stages)
+
+    def upright(self, pixels: np.ndarray, quads: list[np.ndarray], watch: Stopwatch):
+        """Turn the page (and its boxes) to read upright; returns pixels, quads, 48-px crops, degrees."""
+        rotation = 90 if is_sideways(quads) else 0
+        pixels, quads = rotate_page(pixels, quads, rotation)
+        crops = [crop_line(pixels, q, HEIGHT) for q in quads]
+        watch.lap("rec")  # cropping is recognition's preparation
+        if self.classifier is not None and self.classifier.upside_down(crops)[0]:
+            pixels, quads = rotate_page(pixels, quads, 180)
+            crops = [cv2.rotate(c, cv2.ROTATE_180) for c in crops]
+            rotation += 180
+        watch.lap("cls")
+        return pixels, quads, crops, rotation
+
+
+def _onnxruntime(threads: int) -> BackendFactory:
+    from engines.ort_backend import OnnxRuntimeBackend
+
+    def make(path: str) -> InferenceBackend:
+        return OnnxRuntimeBackend(path, threads=threads)
+
+    return make
+

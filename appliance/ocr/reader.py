@@ -1,0 +1,116 @@
+"""The OCR step's one entry point: photo bytes in, :class:`OcrResult` out.
+
+    reader = OcrReader.open(OcrSettings.from_config(config))
+    result = reader.read(photo_bytes)     # ImageRejected on bad input
+    if result.empty: ...                  # blank sheet: log the ask, tell the student
+    question = result.text
+
+Results are cached by the sha256 of the photo's bytes (LRU, ``cache_size`` entries):
+the same photo sent twice is read once. Thread-safe: one photo is read at a time
+(the models' backends are not thread-safe); cache hits do not wait for a read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+import threading
+import time
+from collections import OrderedDict
+from pathlib import Path
+
+from appliance.ocr.errors import OcrBackendUnavailable
+from appliance.ocr.image import ImageLimits, decode_photo, enable_heic, read_photo_file
+from appliance.ocr.pipeline import OcrPipeline, PpOcrPipeline
+from appliance.ocr.result import STAGES, OcrResult
+from appliance.ocr.settings import OcrSettings
+
+log = logging.getLogger(__name__)
+
+
+class OcrReader:
+    def __init__(self, pipeline: OcrPipeline, limits: ImageLimits = ImageLimits(), cache_size: int = 256):
+        self.pipeline = pipeline
+        self.limits = limits
+        self.cache_size = cache_size
+        self._cache: OrderedDict[str, OcrResult] = OrderedDict()
+        self._cache_lock = threading.Lock()
+        self._read_lock = threading.Lock()
+        self.heic = enable_heic()
+
+    @classmethod
+    def open(cls, settings: OcrSettings = OcrSettings()) -> "OcrReader":
+        limits = ImageLimits(max_bytes=settings.max_bytes, max_pixels=settings.max_pixels)
+        return cls(open_pipeline(settings), limits, settings.cache_size)
+
+    @property
+    def backend(self) -> str:
+        return self.pipeline.name
+
+    def read(self, photo: bytes) -> OcrResult:
+        """Read the question in one photo (JPEG, PNG, WebP, HEIC).
+
+        Raises :class:`ImageRejected` for input that is not a usable photo; a photo with
+        no text gives a result whose ``empty`` is true (``require_text()`` raises
+        :class:`NoTextFound`)."""
+        started = time.perf_counter()
+        sha256 = hashlib.sha256(photo).hexdigest()
+        hit = self._cached(sha256)
+        if hit is not None:
+            ms = round((time.perf_counter() - started) * 1000, 3)
+            return dataclasses.replace(hit, cached=True, stage_ms={"cache": ms})
+        with self._read_lock:
+            result = self._read(photo, sha256)
+        self._remember(result)
+        return result
+
+    def read_file(self, path: str | Path) -> OcrResult:
+        """:meth:`read` for a file; an oversize file is refused from its size alone."""
+        return self.read(read_photo_file(path, self.limits))
+
+    def _read(self, photo: bytes, sha256: str) -> OcrResult:
+        started = time.perf_counter()
+        image = decode_photo(photo, self.limits)
+        decode_ms = round((time.perf_counter() - started) * 1000, 3)
+        page = self.pipeline.read(image)
+        result = OcrResult(
+            text=page.text, confidence=page.confidence, lines=page.lines,
+            stage_ms=ordered_stages({"decode": decode_ms, **page.stage_ms}), sha256=sha256,
+            backend=self.pipeline.name, rotation=page.rotation, dropped=page.dropped,
+            image_size=image.source_size,
+        )
+        log.debug("OCR %s: %d line(s), confidence %.2f, %.0f ms", sha256[:12], len(result.lines),
+                  result.confidence, result.total_ms)
+        return result
+
+    def _cached(self, sha256: str) -> OcrResult | None:
+        with self._cache_lock:
+            hit = self._cache.get(sha256)
+            if hit is not None:
+                self._cache.move_to_end(sha256)
+            return hit
+
+    def _remember(self, result: OcrResult) -> None:
+        if self.cache_size <= 0:
+            return
+        with self._cache_lock:
+            self._cache[result.sha256] = result
+            self._cache.move_to_end(result.sha256)
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+
+
+def ordered_stages(stages: dict[str, float]) -> dict[str, float]:
+    """decode, det, cls, rec, layout first, then any others (PaddleOCR's single stage)."""
+    return {**{name: stages[name] for name in STAGES if name in stages}, **stages}
+
+
+def open_pipeline(settings: OcrSettings) -> OcrPipeline:
+    if settings.backend == "paddleocr":
+        from appliance.ocr.paddle import PaddleOcrPipeline
+
+        return PaddleOcrPipeline.open(settings)
+    if settings.backend == "onnx":
+        return PpOcrPipeline.open(settings)
+    raise OcrBackendUnavailable(f"unknown OCR backend {settings.backend!r}")

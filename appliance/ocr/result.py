@@ -1,0 +1,58 @@
+"""What the OCR step hands to the rest of the appliance."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from appliance.ocr.errors import NoTextFound
+
+STAGES = ("decode", "det", "cls", "rec", "layout")
+
+
+@dataclass(frozen=True)
+class OcrLine:
+    text: str
+    confidence: float
+    # Four corners (x, y) clockwise from top-left, in the upright photo's pixels.
+    box: tuple[tuple[float, float], ...]
+
+    def to_dict(self) -> dict:
+        return {"text": self.text, "confidence": round(self.confidence, 4),
+                "box": [[round(x, 1), round(y, 1)] for x, y in self.box]}
+
+
+@dataclass(frozen=True)
+class OcrResult:
+    text: str  # the question text: lines in reading order, paragraphs joined by "\n"
+    confidence: float  # character-weighted mean of the kept lines' confidences; 0 if none
+    lines: tuple[OcrLine, ...]
+    stage_ms: dict[str, float]  # decode, det, cls, rec, layout; {"cache": ms} on a cache hit
+    sha256: str  # of the photo's bytes, as received
+    backend: str = ""
+    rotation: int = 0  # degrees the page was turned (clockwise) to read it upright
+    cached: bool = False
+    dropped: int = 0  # detected lines left out (cut by the frame edge, unreadable)
+    image_size: tuple[int, int] = (0, 0)  # width, height of the photo as stored
+
+    @property
+    def empty(self) -> bool:
+        return not self.text.strip()
+
+    @property
+    def total_ms(self) -> float:
+        return round(sum(self.stage_ms.values()), 3)
+
+    def require_text(self) -> str:
+        """The question text, or :class:`NoTextFound` (carrying this result) if there is none."""
+        if self.empty:
+            raise NoTextFound(self)
+        return self.text
+
+    def to_dict(self) -> dict:
+        return {
+            "text": self.text, "confidence": round(self.confidence, 4), "sha256": self.sha256,
+            "backend": self.backend, "rotation": self.rotation, "cached": self.cached,
+            "dropped": self.dropped, "image_size": list(self.image_size),
+            "stage_ms": self.stage_ms, "total_ms": self.total_ms,
+            "lines": [line.to_dict() for line in self.lines],
+        }

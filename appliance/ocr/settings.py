@@ -1,0 +1,44 @@
+"""The OCR step's settings (the ``[ocr]`` section of the appliance config)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from appliance.ocr.errors import OcrError
+
+BACKENDS = ("onnx", "paddleocr")
+
+
+@dataclass(frozen=True)
+class OcrSettings:
+    # "onnx": the PP-OCRv6 models bundled in rapidocr, run through engines (default, offline);
+    # "paddleocr": a PaddleOCR installation with its models on disk (optional).
+    backend: str = "onnx"
+    max_bytes: int = 15_000_000  # larger uploads are refused
+    max_pixels: int = 40_000_000  # larger images are refused before decoding
+    det_max_side: int = 640  # the detector sees the photo shrunk to this longest side
+    threads: int = 0  # ONNX Runtime intra-op threads (0: all cores)
+    cache_size: int = 256  # OCR results kept in memory, keyed by the photo's sha256
+    min_confidence: float = 0.5  # lines read with less confidence are left out
+    use_cls: bool = True  # decide upside-down pages with the angle classifier
+    model_dir: str = ""  # folder holding PP-OCR ONNX (or PaddleOCR) models; "" = bundled
+
+    def __post_init__(self) -> None:
+        if self.backend not in BACKENDS:
+            raise OcrError(f"ocr.backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        if self.det_max_side < 320 or self.det_max_side % 32:
+            raise OcrError("ocr.det_max_side must be a multiple of 32, at least 320")
+        if self.max_bytes < 1 or self.max_pixels < 1 or self.cache_size < 0:
+            raise OcrError("ocr.max_bytes and ocr.max_pixels must be positive, ocr.cache_size ≥ 0")
+
+    @classmethod
+    def from_config(cls, config: Any) -> "OcrSettings":
+        """From ``config.ocr`` when the appliance config has that section, else defaults."""
+        section = getattr(config, "ocr", None)
+        if section is None:
+            return cls()
+        names = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in dataclasses.asdict(section).items() if k in names}
+        return cls(**values)

@@ -1,0 +1,90 @@
+"""The OCR reader end to end on generated photos, the blank sheet, and the sha256 cache."""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from appliance.ocr.cer import cer
+from appliance.ocr.errors import NoTextFound
+from appliance.ocr.reader import OcrReader
+from appliance.ocr.result import STAGES
+from appliance.ocr.settings import OcrSettings
+from tests.appliance.ocr.conftest import CountingPipeline, encode
+
+
+def truth(folder) -> dict[str, str]:
+    with (folder / "truth.csv").open(encoding="utf-8") as fh:
+        return {row["qid"]: row["text"] for row in csv.DictReader(fh)}
+
+
+@pytest.mark.parametrize("index", [0, 3, 7], ids=["upright", "turned-180", "turned-90"])
+def test_a_generated_photo_is_read_correctly(reader, photo_set, index):
+    qid, text = list(truth(photo_set).items())[index]
+    result = reader.read((photo_set / f"{qid}.jpg").read_bytes())
+    assert cer(text, result.text) < 0.05, (text, result.text)
+    assert result.confidence > 0.8
+    assert list(result.stage_ms)[:5] == list(STAGES)
+    assert len(result.sha256) == 64 and result.lines
+    assert result.rotation == {0: 0, 3: 180, 7: 90}[index]
+
+
+def test_blank_sheet_is_no_text_found(reader):
+    paper = np.full((1200, 1600, 3), 236, np.uint8)
+    paper += np.random.default_rng(1).integers(0, 6, paper.shape, dtype=np.uint8)
+    result = reader.read(encode(Image.fromarray(paper), "JPEG", quality=80))
+    assert result.empty and result.text == "" and result.confidence == 0.0
+    with pytest.raises(NoTextFound) as info:
+        result.require_text()
+    assert info.value.result is result and "No text found" in str(info.value)
+
+
+def test_the_same_photo_twice_comes_from_the_cache(page_jpeg):
+    pipeline = CountingPipeline()
+    reader = OcrReader(pipeline)
+    first, second = reader.read(page_jpeg), reader.read(page_jpeg)
+    assert pipeline.calls == 1
+    assert not first.cached and second.cached
+    assert second.text == first.text and second.sha256 == first.sha256
+    assert set(second.stage_ms) == {"cache"}
+
+
+def test_cache_is_lru_and_bounded(page_jpeg):
+    other = encode(Image.new("RGB", (64, 64), "white"), "PNG")
+    pipeline = CountingPipeline()
+    reader = OcrReader(pipeline, cache_size=1)
+    reader.read(page_jpeg), reader.read(other), reader.read(page_jpeg)
+    assert pipeline.calls == 3
+    assert OcrReader(CountingPipeline(), cache_size=0).read(page_jpeg).cached is False
+
+
+def test_rejected_photos_are_not_cached_and_do_not_reach_the_models():
+    pipeline = CountingPipeline()
+    reader = OcrReader(pipeline)
+    for _ in range(2):
+        with pytest.raises(Exception):
+            reader.read(b"not an image")
+    assert pipeline.calls == 0
+
+
+def test_settings_come_from_the_config_section_when_there_is_one():
+    from dataclasses import make_dataclass
+
+    # what the lead's [ocr] config dataclass will look like
+    section = make_dataclass("OcrConfig", [("det_max_side", int, 736), ("cache_size", int, 5)])()
+    config = type("Config", (), {"ocr": section})()
+    settings = OcrSettings.from_config(config)
+    assert settings.det_max_side == 736 and settings.cache_size == 5
+    assert OcrSettings.from_config(object()) == OcrSettings()
+
+
+def test_bad_settings_are_refused():
+    from appliance.ocr.errors import OcrError
+
+    with pytest.raises(OcrError, match="ocr.backend"):
+        OcrSettings(backend="tesseract")
+    with pytest.raises(OcrError, match="det_max_side"):
+        OcrSettings(det_max_side=100)

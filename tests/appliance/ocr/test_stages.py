@@ -1,0 +1,104 @@
+"""The pipeline's pieces without the models: geometry, DB post-processing, CTC decoding, batching."""
+
+import cv2
+import numpy as np
+
+from appliance.ocr.cls import is_sideways
+from appliance.ocr.det import DetParams, TextDetector
+from appliance.ocr.geometry import crop_line, order_quad, rotate_page
+from appliance.ocr.rec import RecParams, TextRecognizer, plan_batches
+
+
+class FakeBackend:
+    name = "fake"
+    input_names = ("x",)
+    output_names = ("y",)
+
+    def __init__(self, output=None):
+        self.output = output
+        self.batches = []
+
+    def run(self, feeds):
+        self.batches.append(feeds["x"].shape)
+        return {"y": self.output(feeds["x"]) if callable(self.output) else self.output}
+
+
+def test_order_quad_starts_top_left_clockwise():
+    shuffled = np.array([[10, 50], [200, 10], [10, 10], [200, 50]], np.float32)
+    assert order_quad(shuffled).tolist() == [[10, 10], [200, 10], [200, 50], [10, 50]]
+
+
+def test_rotate_page_carries_boxes_with_the_pixels():
+    image = np.zeros((100, 200, 3), np.uint8)
+    image[10:20, 30:80] = 255
+    quad = np.array([[30, 10], [79, 10], [79, 19], [30, 19]], np.float32)
+    for degrees in (90, 180, 270):
+        turned, (moved,) = rotate_page(image, [quad], degrees)
+        x0, y0 = moved.min(axis=0).astype(int)
+        x1, y1 = moved.max(axis=0).astype(int)
+        assert turned[y0:y1 + 1, x0:x1 + 1].min() == 255, degrees
+        assert turned.sum() == image.sum()
+
+
+def test_crop_line_is_48_rows_and_keeps_aspect():
+    image = np.full((300, 400, 3), 255, np.uint8)
+    quad = np.array([[50, 100], [350, 100], [350, 160], [50, 160]], np.float32)
+    assert crop_line(image, quad, 48).shape == (48, 240, 3)
+
+
+def test_sideways_pages_are_told_by_box_shape():
+    wide = np.array([[0, 0], [300, 0], [300, 40], [0, 40]], np.float32)
+    tall = np.array([[0, 0], [40, 0], [40, 300], [0, 300]], np.float32)
+    assert not is_sideways([wide, wide, tall])
+    assert is_sideways([tall, tall])
+
+
+def test_db_postprocess_finds_the_text_region_in_photo_pixels():
+    prob = np.zeros((1, 1, 480, 640), np.float32)
+    prob[0, 0, 100:120, 100:400] = 0.9  # shrunk text kernel, detector pixels
+    detector = TextDetector(FakeBackend(prob), DetParams(max_side=640))
+    found = detector.detect(np.zeros((1200, 1600, 3), np.uint8))
+    assert len(found) == 1
+    (x0, y0), (x1, y1) = found[0].quad.min(axis=0), found[0].quad.max(axis=0)
+    # ×2.5 to photo pixels, grown by the unclip distance 299×19×1.6 / (2×318) ≈ 14.3
+    assert 200 < x0 < 230 and 1020 < x1 < 1045
+    assert 200 < y0 < 230 and 320 < y1 < 345
+    assert found[0].score > 0.8
+
+
+def test_nothing_above_threshold_means_no_boxes():
+    detector = TextDetector(FakeBackend(np.full((1, 1, 480, 640), 0.1, np.float32)))
+    assert detector.detect(np.zeros((1200, 1600, 3), np.uint8)) == []
+
+
+def one_hot(indices, classes=5, p=0.9):
+    probs = np.full((len(indices), classes), (1 - p) / (classes - 1), np.float32)
+    probs[np.arange(len(indices)), indices] = p
+    return probs
+
+
+def test_ctc_collapses_repeats_and_drops_blanks():
+    rec = TextRecognizer(FakeBackend(), ["<blank>", "a", "b", "c", " "])
+    reading = rec.decode(one_hot([0, 1, 1, 0, 1, 2, 2, 0, 4, 3, 0]))
+    assert reading.text == "aab c"
+    assert abs(reading.confidence - 0.9) < 1e-6
+    assert rec.decode(one_hot([0, 0, 0])).text == ""
+
+
+def test_recognition_is_batched_and_answers_in_input_order():
+    crops = [np.zeros((48, w, 3), np.uint8) for w in (400, 80, 410, 90)]
+
+    def fake_output(batch):  # "W" for a batch of wide crops, "N" for a narrow one
+        out = np.full((batch.shape[0], batch.shape[3] // 8, 3), 0.1, np.float32)
+        out[:, 0, 1 if batch.shape[3] >= 400 else 2] = 1.0
+        return out
+
+    backend = FakeBackend(fake_output)
+    readings = TextRecognizer(backend, ["<blank>", "W", "N"], RecParams(min_width=0)).read(crops)
+    assert [r.text for r in readings] == ["W", "N", "W", "N"]
+    assert backend.batches == [(2, 3, 48, 410), (2, 3, 48, 90)]
+
+
+def test_batches_keep_padding_small():
+    assert plan_batches([1000, 100, 980, 120, 200], RecParams(max_padding=0.25)) == [[0, 2], [4, 3], [1]]
+    assert plan_batches([100] * 5, RecParams(max_batch=2)) == [[0, 1], [2, 3], [4]]
