@@ -1,0 +1,91 @@
+"""Mount the web pages into the daemon's FastAPI app: the student page at ``/``, the
+teacher page at ``/teacher`` and the status page at ``/status`` (both behind the teacher
+login at ``/teacher/login``). Call after :func:`appliance.api.create_app`, so the JSON
+API's routes are matched first, and before the server starts."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import ui  # noqa: F401  (switches Gradio's network features off before it is imported)
+
+import gradio as gr
+from fastapi import FastAPI
+
+from appliance.bank_editor import BankEditor
+from appliance.ratelimit import RateLimiter
+from appliance.review import PhotoArchive, ReviewService, school_tz
+from appliance.service import AskService
+from appliance.teachers import TeacherAuth
+from appliance.ui_config import UiConfig, check_ui_config
+from ui.auth import auth_dependency, install_login
+from ui.guard import NoRemoteFetch
+from ui.render import CSS
+from ui.status import STATUS_CSS, build_status
+from ui.status_data import EnginesProvider, Rebuilder, default_rebuild
+from ui.student import StudentDesk, build_student
+from ui.teacher import build_teacher
+
+log = logging.getLogger(__name__)
+
+PROTECTED = ("/teacher", "/status")
+_SYSTEM_FONTS = ["system-ui", "-apple-system", "Segoe UI", "PingFang SC", "Microsoft YaHei",
+                 "Noto Sans CJK SC", "sans-serif"]
+_MONO_FONTS = ["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "monospace"]
+
+
+@dataclass(frozen=True)
+class MountedUi:
+    """What :func:`mount_ui` built, for tests and for the CLI's log line."""
+
+    auth: TeacherAuth
+    student: gr.Blocks
+    teacher: gr.Blocks
+    status: gr.Blocks
+
+
+def offline_theme() -> gr.themes.Base:
+    """Gradio's default look with the system's fonts (no font is fetched from anywhere)."""
+    return gr.themes.Default(font=[gr.themes.Font(f) for f in _SYSTEM_FONTS],
+                             font_mono=[gr.themes.Font(f) for f in _MONO_FONTS])
+
+
+def mount_ui(app: FastAPI, service: AskService, config, *, auth: TeacherAuth | None = None,
+             engines: EnginesProvider | None = None, rebuild: Rebuilder | None = None) -> FastAPI:
+    """Mount the pages. ``config`` is the appliance's Config; its ``ui`` section (a
+    :class:`UiConfig`) is used when present. ``engines`` reports the engine table (the
+    engines manager's hook), ``rebuild`` runs when an admin presses rebuild."""
+    mount_pages(app, service, config, auth=auth, engines=engines, rebuild=rebuild)
+    return app
+
+
+def mount_pages(app: FastAPI, service: AskService, config, *, auth: TeacherAuth | None = None,
+                engines: EnginesProvider | None = None, rebuild: Rebuilder | None = None) -> MountedUi:
+    ui_config: UiConfig = getattr(config, "ui", None) or UiConfig()
+    check_ui_config(ui_config)
+    tz = school_tz(ui_config.timezone)
+    auth = auth or TeacherAuth.from_settings(service.store, ui_config)
+    archive = service.photos or PhotoArchive(config.data_dir / "photos")
+    editor = BankEditor(service.store, service.bank)
+    review = ReviewService(service.store, service.bank)
+    limiter = RateLimiter(config.serving.rate_per_minute, config.serving.rate_burst)
+
+    student = build_student(StudentDesk(service, archive, limiter), ui_config)
+    teacher = build_teacher(service.store, review, editor, archive, ui_config, tz)
+    status = build_status(service, ui_config, engines, rebuild or default_rebuild(service))
+
+    install_login(app, auth, ui_config, PROTECTED)
+    app.add_middleware(NoRemoteFetch)
+    common = dict(theme=offline_theme(), footer_links=[], run_history=False, pwa=False, mcp_server=False,
+                  enable_monitoring=False, ssr_mode=False)
+    who = auth_dependency(auth)
+    archive.folder.mkdir(parents=True, exist_ok=True)
+    gr.mount_gradio_app(app, teacher, "/teacher", auth_dependency=who, css=CSS, show_error=True,
+                        allowed_paths=[str(archive.folder.resolve())], **common)
+    gr.mount_gradio_app(app, status, "/status", auth_dependency=who, css=STATUS_CSS, show_error=True, **common)
+    # Last: "/" catches every path not matched before it.
+    gr.mount_gradio_app(app, student, "/", css=CSS, show_error=False,
+                        max_file_size=config.serving.max_photo_bytes, **common)
+    log.info("web pages mounted: / (students), /teacher and /status (teacher login)")
+    return MountedUi(auth, student, teacher, status)

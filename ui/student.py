@@ -1,0 +1,233 @@
+"""The student page (no login): ask by text or photo, read the answer card, give 👍/👎."""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import gradio as gr
+
+from appliance.batcher import DeadlineExceeded, Overloaded
+from appliance.ratelimit import RateLimiter
+from appliance.review import PhotoArchive
+from appliance.service import AskService, PhotoUnavailable
+from appliance.store import StoreError
+from appliance.textnorm import EmptyQuestionError
+from appliance.ui_config import UiConfig
+from ui.i18n import t
+from ui.render import LATEX_DELIMITERS, message_html, meta_html, safe_markdown
+from ui.translate import Translations, language_radio, requested_language
+
+log = logging.getLogger(__name__)
+
+SIMILAR_SHOWN = 3
+
+try:  # the OCR step's failures (appliance.ocr); absent on boxes without it
+    from appliance.ocr.errors import NoTextFound, OcrError
+except ImportError:  # pragma: no cover - depends on the installed OCR step
+    class OcrError(ValueError):  # type: ignore[no-redef]
+        pass
+
+    class NoTextFound(OcrError):  # type: ignore[no-redef]
+        pass
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one ask produced, kept in the page's state so a language switch re-renders it:
+    a card (as a dict), or a message key (and values) for a refusal or failure."""
+
+    card: dict | None = None
+    message_key: str = ""
+    message_values: tuple[tuple[str, str], ...] = ()
+    message_text: str = ""  # a message from the appliance itself (OCR refusals)
+    from_photo: bool = False
+
+
+class StudentDesk:
+    """The ask flow behind the page, kept apart from the layout so it can be tested."""
+
+    def __init__(self, service: AskService, archive: PhotoArchive, limiter: RateLimiter):
+        self.service = service
+        self.archive = archive
+        self.limiter = limiter
+
+    def ask(self, text: str, photo_path: str | None, client: str) -> Outcome:
+        allowed, wait = self.limiter.allow(client)
+        if not allowed:
+            return Outcome(message_key="too_many", message_values=(("seconds", str(max(1, math.ceil(wait)))),))
+        try:
+            if photo_path:
+                return Outcome(card=self._ask_photo(Path(photo_path).read_bytes(), client), from_photo=True)
+            return Outcome(card=self.service.ask(text or "", client=client).to_dict())
+        except EmptyQuestionError:
+            return Outcome(message_key="empty")
+        except PhotoUnavailable:
+            return Outcome(message_key="photo_unavailable")
+        except OcrError as exc:
+            return Outcome(message_text=str(exc))
+        except (Overloaded, DeadlineExceeded):
+            return Outcome(message_key="busy")
+        except StoreError:
+            log.exception("ask could not be stored")
+            return Outcome(message_key="not_saved")
+        except Exception:  # never a stack trace on a student's screen
+            log.exception("student ask failed")
+            return Outcome(message_key="failed")
+
+    def _ask_photo(self, data: bytes, client: str) -> dict:
+        try:
+            card = self.service.ask_photo(data, client=client)
+        except NoTextFound:
+            self.archive.save(data)  # the ask is logged: let the teacher see the photo
+            raise
+        self.archive.save(data)
+        return card.to_dict()
+
+    def feedback(self, card: dict | None, value: str) -> bool:
+        if not card:
+            return False
+        try:
+            self.service.asks.set_feedback(int(card["ask_id"]), value)
+            return True
+        except (KeyError, ValueError, StoreError):
+            log.exception("feedback not stored")
+            return False
+
+    def similar_entry(self, card: dict | None, index: int) -> dict | None:
+        similar = (card or {}).get("similar") or []
+        if index >= len(similar):
+            return None
+        entry_id = similar[index]["entry_id"]
+        return self.service.bank.get_many([entry_id]).get(entry_id)
+
+
+class _Card:
+    """A plain-attribute view of a card dict, for the renderers."""
+
+    def __init__(self, data: dict):
+        self.__dict__.update(data)
+
+
+def render(outcome: Outcome | None, lang: str) -> list:
+    """Updates for: message, read-from-photo, answer, meta, 3 similar buttons, similar
+    label, viewer, feedback row, feedback note."""
+    hidden = gr.update(visible=False)
+    blank = [hidden, hidden, gr.update(value="", visible=False), hidden] + [hidden] * SIMILAR_SHOWN
+    blank += [hidden, gr.update(value="", visible=False), hidden, gr.update(value="")]
+    if outcome is None:
+        return blank
+    card = outcome.card
+    if card is None:
+        text = outcome.message_text or t(lang, outcome.message_key, **dict(outcome.message_values))
+        kind = "warn" if outcome.message_key in ("empty", "too_many", "busy", "photo_unavailable") else "error"
+        blank[0] = gr.update(value=message_html(text, kind), visible=True)
+        return blank
+    view = _Card(card)
+    out: list = []
+    out.append(gr.update(value=message_html(t(lang, "abstain")), visible=True) if view.abstained else hidden)
+    read = card.get("question") if outcome.from_photo else None
+    out.append(gr.update(value=f"**{t(lang, 'read_from_photo')}:** {safe_markdown(read)}", visible=True)
+               if read else hidden)
+    if view.abstained:
+        out += [gr.update(value="", visible=False), hidden]
+    else:
+        out.append(gr.update(value=safe_markdown(view.answer), visible=True))
+        out.append(gr.update(value=meta_html(view, lang), visible=True))
+    similar = card.get("similar") or []
+    for i in range(SIMILAR_SHOWN):
+        out.append(gr.update(value=similar[i]["question"], visible=True) if i < len(similar) else hidden)
+    out.append(gr.update(value=f"**{t(lang, 'similar')}**", visible=bool(similar)))
+    out.append(gr.update(value="", visible=False))
+    out.append(gr.update(visible=True))
+    out.append(gr.update(value=""))
+    return out
+
+
+def build_student(desk: StudentDesk, ui: UiConfig) -> gr.Blocks:
+    lang0 = ui.default_language
+    tr = Translations(lang0)
+    with gr.Blocks(title=t(lang0, "title"), fill_width=False, delete_cache=(3600, 3600)) as page:
+        outcome = gr.State(None)
+        with gr.Row(elem_classes="eq-header", equal_height=True):
+            tr.add(gr.Markdown(f"# {t(lang0, 'title')}", min_width=160),
+                   value=lambda lang: f"# {t(lang, 'title')}")
+            lang = language_radio(lang0)
+        tr.add(gr.Markdown(t(lang0, "subtitle")), value="subtitle")
+        with gr.Column():
+            question = tr.add(gr.Textbox(label=t(lang0, "question"), placeholder=t(lang0, "question_ph"),
+                                         lines=3, max_lines=10, max_length=20_000, elem_id="eq-question"),
+                              label="question", placeholder="question_ph")
+            photo = tr.add(gr.Image(label=t(lang0, "photo"), type="filepath", sources=["upload", "clipboard"],
+                                    height=220, elem_id="eq-photo"), label="photo")
+            with gr.Row():
+                ask = tr.add(gr.Button(t(lang0, "ask"), variant="primary", elem_id="eq-ask", scale=3), value="ask")
+                clear = tr.add(gr.Button(t(lang0, "clear"), elem_id="eq-clear", scale=1), value="clear")
+        with gr.Column(elem_id="eq-card"):
+            message = gr.HTML(visible=False, elem_id="eq-message")
+            read = gr.Markdown(visible=False, elem_id="eq-read", latex_delimiters=LATEX_DELIMITERS)
+            answer = gr.Markdown(visible=False, elem_id="eq-answer", elem_classes="eq-answer",
+                                 latex_delimiters=LATEX_DELIMITERS, sanitize_html=True)
+            meta = gr.HTML(visible=False, elem_id="eq-meta")
+            similar_label = gr.Markdown(visible=False, elem_id="eq-similar-label")
+            with gr.Column(elem_classes="eq-similar"):
+                similar = [gr.Button(visible=False, size="sm", elem_id=f"eq-similar-{i}") for i in range(SIMILAR_SHOWN)]
+            viewer = gr.Markdown(visible=False, elem_id="eq-viewer", latex_delimiters=LATEX_DELIMITERS)
+            with gr.Row(visible=False, elem_id="eq-feedback") as feedback_row:
+                up = tr.add(gr.Button(t(lang0, "helpful"), size="sm", elem_id="eq-up"), value="helpful")
+                down = tr.add(gr.Button(t(lang0, "not_helpful"), size="sm", elem_id="eq-down"), value="not_helpful")
+            feedback_note = gr.Markdown(elem_id="eq-feedback-note")
+        card_outputs = [message, read, answer, meta, *similar, similar_label, viewer, feedback_row, feedback_note]
+
+        def do_ask(text, photo_path, lang_now, request: gr.Request):
+            result = desk.ask(text, photo_path, _client(request))
+            return [result, *render(result, lang_now)]
+
+        ask.click(do_ask, [question, photo, lang], [outcome, *card_outputs],
+                  concurrency_limit=ui.student_concurrency, api_visibility="private")
+
+        def do_clear():
+            return [None, "", None, *render(None, lang0)]
+
+        clear.click(do_clear, None, [outcome, question, photo, *card_outputs], api_visibility="private")
+
+        def show_similar(index: int):
+            def handler(current: Outcome | None, lang_now: str):
+                entry = desk.similar_entry(current.card if current else None, index)
+                if entry is None:
+                    return gr.update(value="", visible=False)
+                text = (f"**{t(lang_now, 'similar_entry')}:** {safe_markdown(entry['question'])}\n\n"
+                        f"{safe_markdown(entry['answer'])}")
+                return gr.update(value=text, visible=True)
+            return handler
+
+        for i, button in enumerate(similar):
+            button.click(show_similar(i), [outcome, lang], viewer, api_visibility="private")
+
+        def give(value: str):
+            def handler(current: Outcome | None, lang_now: str):
+                ok = desk.feedback(current.card if current else None, value)
+                return t(lang_now, "thanks" if ok else "feedback_failed")
+            return handler
+
+        up.click(give("up"), [outcome, lang], feedback_note, api_visibility="private")
+        down.click(give("down"), [outcome, lang], feedback_note, api_visibility="private")
+
+        def relabel(lang_now: str, current: Outcome | None):
+            return [*tr.updates(lang_now), *render(current, lang_now)]
+
+        lang.change(relabel, [lang, outcome], [*tr.components, *card_outputs], api_visibility="private")
+
+        def on_load(request: gr.Request):
+            return requested_language(request, lang0)
+
+        page.load(on_load, None, lang, api_visibility="private")
+    page.queue(default_concurrency_limit=ui.student_concurrency)
+    return page
+
+
+def _client(request: gr.Request | None) -> str:
+    client = getattr(request, "client", None)
+    return getattr(client, "host", "") or ""
