@@ -15,10 +15,12 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
+from starlette.formparsers import MultiPartException
 from pydantic import BaseModel
 
 from appliance.asklog import UnknownAskError
 from appliance.batcher import DeadlineExceeded, Overloaded
+from appliance.ocr.errors import ImageRejected
 from appliance.ratelimit import RateLimiter
 from appliance.service import AskService, PhotoUnavailable
 from appliance.store import StoreError
@@ -175,7 +177,7 @@ async def _json_text(request: Request) -> str:
 async def _photo_bytes(request: Request, max_bytes: int) -> bytes:
     try:
         form = await request.form(max_files=1, max_fields=4)
-    except Exception as exc:  # malformed multipart
+    except (MultiPartException, ValueError) as exc:  # malformed multipart
         raise HTTPException(400, f"the upload could not be read: {exc}") from None
     photo = form.get("photo")
     if photo is None or isinstance(photo, str):
@@ -193,6 +195,10 @@ async def _answer(service: AskService, ask, payload, client: str) -> dict:
         raise HTTPException(422, str(exc)) from None
     except PhotoUnavailable as exc:
         raise HTTPException(501, str(exc)) from None
+    except ImageRejected as exc:
+        service.metrics.rejected.labels(f"photo_{exc.code}").inc()
+        status = 413 if exc.code in ("too_many_bytes", "too_many_pixels") else 422
+        raise HTTPException(status, exc.reason) from None
     except Overloaded:
         service.metrics.rejected.labels("overloaded").inc()
         raise HTTPException(503, "busy: too many questions at once, retry in a moment",

@@ -27,10 +27,11 @@ def _user_errors() -> tuple[type[Exception], ...]:
     from appliance.kb import BankImportRejected
     from appliance.store import StoreError
     from appliance.textnorm import EmptyQuestionError
+    from appliance.ocr.errors import OcrError
     from engines.backend import BackendError
     from engines.encoders import EncoderError
 
-    return (ConfigError, BankFileError, BankImportRejected, EmptyQuestionError, StoreError,
+    return (OcrError, ConfigError, BankFileError, BankImportRejected, EmptyQuestionError, StoreError,
             EncoderError, BackendError, QueryFileError, UnknownAskError)
 
 
@@ -79,22 +80,32 @@ def _service(config: Config, progress: bool = True):
 
 # -- ask ------------------------------------------------------------------------------
 @main.command()
-@click.argument("text")
+@click.argument("text", required=False)
+@click.option("--photo", type=click.Path(dir_okay=False), help="Ask with a photo of the problem instead of text.")
 @click.option("--json", "as_json", is_flag=True, help="Print the answer card as JSON.")
 @click.pass_obj
 @friendly_errors
-def ask(config: Config, text: str, as_json: bool) -> None:
-    """Ask one question and print the answer card."""
+def ask(config: Config, text: str | None, photo: str | None, as_json: bool) -> None:
+    """Ask one question (TEXT, or --photo PHOTO) and print the answer card."""
+    from appliance.ocr.image import ImageLimits, read_photo_file
     from appliance.textnorm import clean_question
 
-    clean_question(text, config.ask.max_question_chars)  # fail fast before loading models
-    card = _service(config).ask(text, client="cli")
+    if (text is None) == (photo is None):
+        raise click.UsageError("give the question as TEXT or as --photo PHOTO (one of them)")
+    if photo:  # fail fast before loading models
+        data = read_photo_file(photo, ImageLimits(config.ocr.max_bytes, config.ocr.max_pixels))
+        card = _service(config).ask_photo(data, client="cli")
+    else:
+        clean_question(text, config.ask.max_question_chars)
+        card = _service(config).ask(text, client="cli")
     if as_json:
         click.echo(json.dumps(card.to_dict(), ensure_ascii=False, indent=2))
         return
     for notice in card.notices:
         click.echo(f"note: {notice}")
     if card.abstained:
+        if photo and card.question:
+            click.echo(f"read from the photo: {card.question}")
         click.echo(card.message)
     else:
         click.echo(f"[{card.matched_id}] {card.matched_question}")
@@ -212,9 +223,12 @@ def log_export(config: Config, csv_file: str) -> None:
 @click.option("--signal", type=click.Choice(["hybrid", "dense", "bm25"]), default="hybrid",
               show_default=True, help="Rank with one signal only (for comparison).")
 @click.option("--show-failures", is_flag=True, help="List the queries answered wrongly.")
+@click.option("--photos", type=click.Path(file_okay=False, exists=True),
+              help="Folder of <qid>.jpg photos: those queries are also asked by photo.")
 @click.pass_obj
 @friendly_errors
-def eval_command(config: Config, queries: str, as_json: bool, signal: str, show_failures: bool) -> None:
+def eval_command(config: Config, queries: str, as_json: bool, signal: str, show_failures: bool,
+                 photos: str | None) -> None:
     """Top-1 accuracy per kind and abstain precision/recall on a query set."""
     from appliance import evaluation
     from appliance.service import AskService
@@ -223,10 +237,22 @@ def eval_command(config: Config, queries: str, as_json: bool, signal: str, show_
     service = AskService.open(config, progress=not as_json, signal=signal)
     outcomes = evaluation.run_eval(query_list, service.decide_only)
     summary = evaluation.summarise(outcomes)
+    if photos:
+        photo_outcomes = evaluation.run_photo_eval(query_list, Path(photos), service.decide_photo_only)
+        with_photo = {o.query.qid for o in photo_outcomes}
+        summary["photo"] = evaluation.summarise(photo_outcomes)
+        summary["text_same_queries"] = evaluation.summarise([o for o in outcomes if o.query.qid in with_photo])
+        summary["by_kind"]["photo"] = {"n": len(photo_outcomes),
+                                       "top1": round(sum(o.correct for o in photo_outcomes) / max(1, len(photo_outcomes)), 4)}
+        outcomes = outcomes + photo_outcomes
     if as_json:
         click.echo(json.dumps(summary))
     else:
         _print_summary(summary)
+        for label in ("photo", "text_same_queries"):
+            if label in summary:
+                click.echo(f"-- {label.replace('_', ' ')}:")
+                _print_summary(summary[label])
     if show_failures:
         for o in evaluation.failures(outcomes):
             click.echo(f"  {o.query.qid} [{o.query.kind}] expected {o.query.expected_id or '-'} "
@@ -236,7 +262,7 @@ def eval_command(config: Config, queries: str, as_json: bool, signal: str, show_
 def _print_summary(summary: dict) -> None:
     click.echo(f"queries: {summary['n']}   mean latency: {summary['mean_ms']:.1f} ms")
     for kind, figures in summary["by_kind"].items():
-        label = "abstained" if kind == "unanswerable" else "top-1"
+        label = "abstained" if kind == "unanswerable" else "top-1 or abstained right" if kind == "photo" else "top-1"
         click.echo(f"  {kind:<13} n={figures['n']:<4} {label} {figures['top1']:.1%}")
     a = summary["abstain"]
     click.echo(f"  abstain precision {a['precision']:.1%}  recall {a['recall']:.1%}")
@@ -249,13 +275,16 @@ def _print_summary(summary: dict) -> None:
 @click.pass_obj
 @friendly_errors
 def serve(config: Config, host: str | None, port: int | None) -> None:
-    """Start the daemon: the JSON API on HOST:PORT."""
+    """Start the daemon: web pages and the JSON API on HOST:PORT."""
     import uvicorn
 
     from appliance.api import create_app
 
+    from ui.mount import mount_ui
+
     service = _service(config)
     app = create_app(service, close_service_on_shutdown=True)
+    mount_ui(app, service, config)
     # On SIGTERM uvicorn stops accepting, lets in-flight asks finish (up to 30 s), then the
     # app's shutdown flushes the ask log and closes the database.
     uvicorn.run(app, host=host or config.server.host, port=port or config.server.port,
@@ -348,6 +377,19 @@ def loadtest(config: Config, clients: int, duration: float, bank_size: int, phot
     click.echo(json.dumps(result) if as_json else "\n".join(f"{k:<22} {v}" for k, v in result.items()))
     if result["errors_5xx"] or result["missing_from_log"]:
         sys.exit(1)
+
+
+def _register_optional_commands() -> None:
+    """Commands whose modules live beside the core (photo reading)."""
+    from appliance.ocr.cli import eval_ocr, ocr
+    from appliance.teacher_cli import teacher
+
+    main.add_command(ocr)
+    main.add_command(eval_ocr)
+    main.add_command(teacher)
+
+
+_register_optional_commands()
 
 
 if __name__ == "__main__":

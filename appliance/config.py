@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
+from appliance.ocr.settings import OcrSettings
+from appliance.ui_config import UiConfig, UiConfigError, check_ui_config
+
 ENV_CONFIG = "EDUQA_CONFIG"
 ENV_DATA_DIR = "EDUQA_DATA_DIR"
 
@@ -54,6 +57,8 @@ class AskConfig:
     max_question_chars: int = 2000
     # Answers to recent questions kept in memory, keyed by normalised text.
     cache_size: int = 1024
+    # Photos students sent are kept this many days under <data_dir>/photos (0: not kept).
+    photo_retention_days: int = 90
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,8 @@ class Config:
     ask: AskConfig = field(default_factory=AskConfig)
     bank: BankConfig = field(default_factory=BankConfig)
     serving: ServingConfig = field(default_factory=ServingConfig)
+    ocr: OcrSettings = field(default_factory=OcrSettings)
+    ui: UiConfig = field(default_factory=UiConfig)
 
     @property
     def db_path(self) -> Path:
@@ -138,7 +145,12 @@ def _build(cls: type, raw: dict[str, Any], prefix: str) -> Any:
         if dataclasses.is_dataclass(kind):
             if not isinstance(value, dict):
                 raise ConfigError(f"[{where}] must be a table")
-            values[name] = _build(kind, value, where + ".")
+            try:
+                values[name] = _build(kind, value, where + ".")
+            except ConfigError:
+                raise
+            except ValueError as exc:  # a section's own validation
+                raise ConfigError(str(exc)) from None
         else:
             values[name] = _coerce(kind, value, where)
     return cls(**values)
@@ -167,6 +179,10 @@ def _check(config: Config) -> None:
         raise ConfigError("ask.max_question_chars must be at least 10")
     if not 1 <= config.server.port <= 65535:
         raise ConfigError("server.port must be between 1 and 65535")
+    try:
+        check_ui_config(config.ui)
+    except UiConfigError as exc:
+        raise ConfigError(str(exc)) from None
     serving = config.serving
     if serving.batch_max < 1 or serving.queue_max < 1 or serving.batch_wait_ms < 0 or serving.deadline_s <= 0:
         raise ConfigError("serving.batch_max and serving.queue_max must be ≥ 1, batch_wait_ms ≥ 0, deadline_s > 0")

@@ -81,6 +81,31 @@ def run_eval(queries: list[EvalQuery], answer: Callable[[str], Decision]) -> lis
     return outcomes
 
 
+def photo_for(query: EvalQuery, photos_dir: Path) -> Path | None:
+    for suffix in (".jpg", ".jpeg", ".png"):
+        path = Path(photos_dir) / f"{query.qid}{suffix}"
+        if path.exists():
+            return path
+    return None
+
+
+def run_photo_eval(queries: list[EvalQuery], photos_dir: Path,
+                   answer_photo: Callable[[bytes], Decision]) -> list[EvalOutcome]:
+    """Like :func:`run_eval`, asking with ``<qid>.jpg`` (or .png) instead of the text, for
+    the queries that have a photo."""
+    outcomes = []
+    for q in queries:
+        path = photo_for(q, photos_dir)
+        if path is None:
+            continue
+        photo = path.read_bytes()
+        started = time.perf_counter()
+        decision = answer_photo(photo)
+        ms = (time.perf_counter() - started) * 1000
+        outcomes.append(EvalOutcome(q, decision.best[1]["id"] if decision.best else None, decision.confidence, ms))
+    return outcomes
+
+
 def summarise(outcomes: list[EvalOutcome]) -> dict:
     by_kind = {}
     for kind in KINDS:

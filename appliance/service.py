@@ -15,6 +15,7 @@ from appliance.config import Config
 from appliance.dense_index import DenseIndex
 from appliance.kb import QuestionBank
 from appliance.metrics import ApplianceMetrics
+from appliance.photos import PhotoArchive
 from appliance.policy import Decision, decide
 from appliance.search import HybridSearch, Signal
 from appliance.store import Store
@@ -49,13 +50,20 @@ class AskService:
     search: HybridSearch
     asks: AskLog
     metrics: ApplianceMetrics = field(default_factory=ApplianceMetrics)
-    #: Reads photos into question text (``appliance.ocr``); None: photo asks are refused.
+    #: Kept photos (under the data dir, with retention).
+    photos: PhotoArchive | None = None
+    #: How to open the photo reader (``appliance.ocr``) on the first photo; None: photo
+    #: asks are refused. ``ocr`` is the open reader.
+    ocr_settings: object | None = None
     ocr: object | None = None
 
     def __post_init__(self) -> None:
         self._encode_lock = threading.Lock()
         self._refresh_lock = threading.Lock()
         self._cache_lock = threading.Lock()
+        self._ocr_lock = threading.Lock()
+        if self.photos is None:
+            self.photos = PhotoArchive(self.config.data_dir / "photos", self.config.ask.photo_retention_days)
         self._cache: OrderedDict[tuple[str, int], Decision] = OrderedDict()
         self._index_version = -1
         serving = self.config.serving
@@ -79,7 +87,11 @@ class AskService:
                                max_tokens=config.encoder.max_tokens, threads=config.encoder.threads)
         index = DenseIndex(store, encoder)
         search = HybridSearch(bank, index, candidates=config.search.candidates, signal=signal)
-        service = cls(config, store, bank, encoder, index, search, AskLog(store))
+        from appliance.ocr import OcrSettings
+
+        service = cls(config, store, bank, encoder, index, search, AskLog(store),
+                      ocr_settings=OcrSettings.from_config(config))
+        service.photos.prune()
         if progress:
             service.refresh_index(progress=True)
         return service
@@ -101,7 +113,47 @@ class AskService:
 
     def ask(self, text: str, client: str = "", kind: str = "text") -> AnswerCard:
         """Answer one question. The ask is in the log before this returns."""
+        return self._ask(text, client, kind, _Stopwatch(), ocr=None)
+
+    def ask_photo(self, photo: bytes, client: str = "") -> AnswerCard:
+        """Answer a photographed question: OCR, then the text path. The photo is kept under
+        the data dir. Raises ``ImageRejected`` for an upload that is not a usable photo; a
+        photo without text gets an abstaining card and is logged for the teacher."""
         watch = _Stopwatch()
+        result = self._photo_reader().read(photo)
+        for stage, ms in result.stage_ms.items():
+            watch.stages[f"ocr_{stage}"] = ms
+        watch.lap("ocr")
+        self.photos.save(photo)
+        if result.empty:
+            return self._unreadable_photo(result, client, watch)
+        return self._ask(result.text, client, "photo", watch, ocr=result)
+
+    def _photo_reader(self):
+        with self._ocr_lock:
+            if self.ocr is None:
+                if self.ocr_settings is None:
+                    raise PhotoUnavailable("photo questions are not available on this appliance")
+                from appliance.ocr import OcrReader
+
+                self.ocr = OcrReader.open(self.ocr_settings)
+            return self.ocr
+
+    def _unreadable_photo(self, result, client: str, watch: _Stopwatch) -> AnswerCard:
+        from appliance.ocr import NoTextFound
+
+        ask_id = self.asks.record(AskRecord(
+            client=client, kind="photo", question="", truncated=False, matched_id=None,
+            confidence=0.0, abstained=True, stage_ms=watch.stages, backend=result.backend,
+            ocr_text="", ocr_confidence=0.0, photo_sha256=result.sha256,
+        ))
+        watch.lap("log")
+        self.metrics.record_ask("photo", "no_text", watch.stages, sum(watch.stages.values()))
+        return AnswerCard(ask_id=ask_id, question="", abstained=True, confidence=0.0,
+                          message=NoTextFound.MESSAGE, stage_ms=watch.stages,
+                          backend=result.backend)
+
+    def _ask(self, text: str, client: str, kind: str, watch: "_Stopwatch", ocr) -> AnswerCard:
         question = clean_question(text, self.config.ask.max_question_chars)
         watch.lap("normalise")
         self.refresh_index()
@@ -119,17 +171,13 @@ class AskService:
             client=client, kind=kind, question=question.text, truncated=question.truncated,
             matched_id=best[1]["id"] if best else None, confidence=decision.confidence,
             abstained=decision.abstained, stage_ms=watch.stages, backend=self.encoder.backend_name,
+            ocr_text=ocr.text if ocr else None, ocr_confidence=ocr.confidence if ocr else None,
+            photo_sha256=ocr.sha256 if ocr else None,
         ))
         watch.lap("log")
-        total = sum(watch.stages.values())
+        total = sum(ms for stage, ms in watch.stages.items() if not stage.startswith("ocr_"))
         self.metrics.record_ask(kind, "abstained" if decision.abstained else "answered", watch.stages, total)
         return self._card(ask_id, question, decision, watch.stages, cached)
-
-    def ask_photo(self, photo: bytes, client: str = "") -> AnswerCard:
-        """Answer a photographed question: OCR, then the text path."""
-        if self.ocr is None:
-            raise PhotoUnavailable("photo questions are not available on this appliance")
-        raise PhotoUnavailable("photo questions are not available yet")
 
     def decide_only(self, text: str) -> Decision:
         """The decision for a question without logging it (evaluation, benchmarks)."""
@@ -140,6 +188,13 @@ class AskService:
     def _encode_batch(self, texts: list[str]) -> list:
         with self._encode_lock:
             return list(self.encoder.encode(texts))
+
+    def decide_photo_only(self, photo: bytes) -> Decision:
+        """The decision for a photographed question without logging it (evaluation)."""
+        result = self._photo_reader().read(photo)
+        if result.empty:
+            return Decision(None, 0.0, True, [])
+        return self.decide_only(result.text)
 
     def _decide(self, question: str, watch: _Stopwatch) -> Decision:
         vector = self.encoder_batcher.submit(question, timeout_s=self.config.serving.deadline_s)

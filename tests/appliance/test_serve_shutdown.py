@@ -1,8 +1,6 @@
 """SIGTERM while a burst of asks is in flight: in-flight asks finish, nothing answered is lost."""
 
-import json
 import signal
-import subprocess
 import sys
 import threading
 import time
