@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import math
+import shutil
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, HTTPException, Request
@@ -29,11 +30,14 @@ from appliance.textnorm import EmptyQuestionError
 log = logging.getLogger(__name__)
 
 MAX_TEXT_CHARS = 20_000
+# Below this much free space on the data dir's disk the appliance reports not ready.
+MIN_FREE_BYTES = 16 * 2**20
 RETRY_AFTER_S = 1
 
 
 class FeedbackRequest(BaseModel):
     feedback: str
+    token: str = ""
 
 
 class BodyTooLarge(Exception):
@@ -116,8 +120,10 @@ def create_app(service: AskService, close_service_on_shutdown: bool = False) -> 
 
     @app.get("/readyz")
     def readyz() -> JSONResponse:
-        checks = {"encoder": service.encoder.backend_name, "store_writable": service.store.writable()}
-        ready = bool(checks["store_writable"])
+        free = shutil.disk_usage(service.config.data_dir).free
+        checks = {"encoder": service.encoder.backend_name, "store_writable": service.store.writable(),
+                  "disk_free_mb": free // 2**20}
+        ready = bool(checks["store_writable"]) and free >= MIN_FREE_BYTES
         return JSONResponse({"ready": ready, **checks}, status_code=200 if ready else 503)
 
     @app.get("/metrics")
@@ -142,7 +148,9 @@ def create_app(service: AskService, close_service_on_shutdown: bool = False) -> 
         raise HTTPException(415, 'send JSON {"text": "..."} or multipart/form-data with a "photo" file')
 
     @app.get("/api/v1/asks/{ask_id}")
-    def get_ask(ask_id: int) -> dict:
+    def get_ask(ask_id: int, token: str = "") -> dict:
+        """One logged ask; ``token`` is the ``ask_token`` of its answer card."""
+        _check_token(service, ask_id, token)
         try:
             return service.asks.get(ask_id)
         except UnknownAskError:
@@ -150,6 +158,7 @@ def create_app(service: AskService, close_service_on_shutdown: bool = False) -> 
 
     @app.post("/api/v1/asks/{ask_id}/feedback")
     def feedback(ask_id: int, body: FeedbackRequest) -> dict:
+        _check_token(service, ask_id, body.token)
         try:
             service.asks.set_feedback(ask_id, body.feedback)
         except UnknownAskError:
@@ -159,6 +168,12 @@ def create_app(service: AskService, close_service_on_shutdown: bool = False) -> 
         return {"ok": True}
 
     return app
+
+
+def _check_token(service: AskService, ask_id: int, token: str) -> None:
+    # Same answer for a wrong token and an unknown id: ids cannot be probed.
+    if not service.tokens.valid(ask_id, token):
+        raise HTTPException(404, f"no ask with id {ask_id} for this token")
 
 
 async def _json_text(request: Request) -> str:

@@ -47,6 +47,7 @@ class LoadResult:
     latencies_ms: list[float] = field(default_factory=list, repr=False)
     stage_ms: dict[str, list[float]] = field(default_factory=dict, repr=False)
     ask_ids: list[int] = field(default_factory=list, repr=False)
+    ask_tokens: dict[int, str] = field(default_factory=dict, repr=False)
 
     @property
     def qps(self) -> float:
@@ -195,6 +196,7 @@ def _record(result: LoadResult, lock: threading.Lock, status: int, payload: byte
             card = json.loads(payload)
             if "ask_id" in card:
                 result.ask_ids.append(card["ask_id"])
+                result.ask_tokens[card["ask_id"]] = card.get("ask_token", "")
             for stage, value in card.get("stage_ms", {}).items():
                 result.stage_ms.setdefault(stage, []).append(value)
         elif status == 503:

@@ -33,6 +33,8 @@ class AnswerCard:
     stage_ms: dict[str, float] = field(default_factory=dict)
     backend: str = ""
     cached: bool = False
+    #: Needed to read this ask back or rate it over HTTP (ids are sequential).
+    ask_token: str = ""
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -276,19 +276,22 @@ def _print_summary(summary: dict) -> None:
 @friendly_errors
 def serve(config: Config, host: str | None, port: int | None) -> None:
     """Start the daemon: web pages and the JSON API on HOST:PORT."""
-    import uvicorn
-
     from appliance.api import create_app
 
+    from appliance import sdnotify
     from ui.mount import mount_ui
 
+    sdnotify.status("loading the encoder and the question bank")
     service = _service(config)
     app = create_app(service, close_service_on_shutdown=True)
     mount_ui(app, service, config)
-    # On SIGTERM uvicorn stops accepting, lets in-flight asks finish (up to 30 s), then the
-    # app's shutdown flushes the ask log and closes the database.
-    uvicorn.run(app, host=host or config.server.host, port=port or config.server.port,
-                log_level="info", access_log=False, timeout_graceful_shutdown=30)
+    host, port = host or config.server.host, port or config.server.port
+    # READY=1 once the port is bound; WATCHDOG=1 while the event loop answers. On SIGTERM
+    # uvicorn stops accepting, lets in-flight asks finish (up to 30 s), then the app's
+    # shutdown flushes the ask log and closes the database.
+    sdnotify.serve_uvicorn(app, host=host, port=port,
+                           ready_status=f"serving on {host}:{port}, encoder {service.encoder.backend_name}",
+                           log_level="info", access_log=False, timeout_graceful_shutdown=30)
 
 
 # -- bench --------------------------------------------------------------------------------------
@@ -382,11 +385,14 @@ def loadtest(config: Config, clients: int, duration: float, bank_size: int, phot
 def _register_optional_commands() -> None:
     """Commands whose modules live beside the core (photo reading)."""
     from appliance.ocr.cli import eval_ocr, ocr
+    from appliance.ops_cli import backup_command, restore_command
     from appliance.teacher_cli import teacher
 
     main.add_command(ocr)
     main.add_command(eval_ocr)
     main.add_command(teacher)
+    main.add_command(backup_command)
+    main.add_command(restore_command)
 
 
 _register_optional_commands()

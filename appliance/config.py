@@ -81,6 +81,14 @@ class ServingConfig:
 
 
 @dataclass(frozen=True)
+class BackupConfig:
+    # Where `eduqa backup` (and the nightly timer) writes; "" means <data_dir>/backups.
+    dir: str = ""
+    # Backups older than this many days are deleted (the newest is always kept).
+    keep_days: int = 14
+
+
+@dataclass(frozen=True)
 class BankConfig:
     # Load the bundled demo bank when the daemon starts with an empty bank.
     demo_bank: bool = True
@@ -97,6 +105,7 @@ class Config:
     serving: ServingConfig = field(default_factory=ServingConfig)
     ocr: OcrSettings = field(default_factory=OcrSettings)
     ui: UiConfig = field(default_factory=UiConfig)
+    backup: BackupConfig = field(default_factory=BackupConfig)
 
     @property
     def db_path(self) -> Path:
@@ -183,6 +192,8 @@ def _check(config: Config) -> None:
         check_ui_config(config.ui)
     except UiConfigError as exc:
         raise ConfigError(str(exc)) from None
+    if config.backup.keep_days < 1:
+        raise ConfigError("backup.keep_days must be at least 1")
     serving = config.serving
     if serving.batch_max < 1 or serving.queue_max < 1 or serving.batch_wait_ms < 0 or serving.deadline_s <= 0:
         raise ConfigError("serving.batch_max and serving.queue_max must be ≥ 1, batch_wait_ms ≥ 0, deadline_s > 0")

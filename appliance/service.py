@@ -8,6 +8,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from appliance.ask_tokens import AskTokens
 from appliance.asklog import AskLog, AskRecord
 from appliance.batcher import MicroBatcher
 from appliance.card import ABSTAIN_MESSAGE, AnswerCard, SimilarQuestion
@@ -62,6 +63,7 @@ class AskService:
         self._refresh_lock = threading.Lock()
         self._cache_lock = threading.Lock()
         self._ocr_lock = threading.Lock()
+        self.tokens = AskTokens(self.store)
         if self.photos is None:
             self.photos = PhotoArchive(self.config.data_dir / "photos", self.config.ask.photo_retention_days)
         self._cache: OrderedDict[tuple[str, int], Decision] = OrderedDict()
@@ -151,7 +153,7 @@ class AskService:
         self.metrics.record_ask("photo", "no_text", watch.stages, sum(watch.stages.values()))
         return AnswerCard(ask_id=ask_id, question="", abstained=True, confidence=0.0,
                           message=NoTextFound.MESSAGE, stage_ms=watch.stages,
-                          backend=result.backend)
+                          backend=result.backend, ask_token=self.tokens.token(ask_id))
 
     def _ask(self, text: str, client: str, kind: str, watch: "_Stopwatch", ocr) -> AnswerCard:
         question = clean_question(text, self.config.ask.max_question_chars)
@@ -224,7 +226,7 @@ class AskService:
         common = dict(
             ask_id=ask_id, question=question.text, confidence=round(decision.confidence, 4),
             similar=similar, notices=notices, truncated=question.truncated, stage_ms=stages,
-            backend=self.encoder.backend_name, cached=cached,
+            backend=self.encoder.backend_name, cached=cached, ask_token=self.tokens.token(ask_id),
         )
         if decision.best is None:
             return AnswerCard(abstained=True, message=ABSTAIN_MESSAGE, **common)

@@ -94,6 +94,7 @@ EMB_COUNT_FOR_MODEL = "SELECT count(*) FROM kb_embeddings WHERE model_key = ?"
 
 # --- meta --------------------------------------------------------------------------
 META_GET = "SELECT value FROM meta WHERE key = ?"
+META_SET_ONCE = "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)"
 META_SET = (
     "INSERT INTO meta (key, value) VALUES (?, ?) "
     "ON CONFLICT (key) DO UPDATE SET value = excluded.value"

@@ -26,6 +26,23 @@ class StoreError(RuntimeError):
     """The database could not be opened or written (disk full, read-only, corrupt)."""
 
 
+_EXPLAIN = {
+    "database or disk is full": "the disk holding the database is full",
+    "database is locked": "the database is locked by another program (a backup, an sqlite3 shell?)",
+    "attempt to write a readonly database": "the database file or its directory is read-only",
+    "disk I/O error": "the disk reported an I/O error",
+}
+
+
+def explain(exc: sqlite3.Error) -> str:
+    """SQLite's message with a plain-words reason in front when there is one."""
+    text = str(exc)
+    for needle, words in _EXPLAIN.items():
+        if needle in text:
+            return f"{words} ({text})"
+    return text
+
+
 class Store:
     def __init__(self, path: Path):
         self.path = Path(path)
@@ -54,20 +71,34 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; rolled back as a whole on any error."""
+        """One ``BEGIN IMMEDIATE`` write transaction: committed on success, rolled back as a
+        whole on any error; SQLite errors become :class:`StoreError` with a plain reason.
+
+        A locked database is retried by SQLite itself (``busy_timeout``, growing sleeps up
+        to 5 s) before it reports ``database is locked``."""
         with self.lock:
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
-                raise StoreError(f"database is not writable: {exc}") from exc
+                raise StoreError(f"database is not writable: {explain(exc)}") from exc
             try:
                 yield self.conn
                 self.conn.execute("COMMIT")
             except BaseException as exc:
-                self.conn.execute("ROLLBACK")
+                self._rollback()
                 if isinstance(exc, sqlite3.Error):
-                    raise StoreError(f"database write failed: {exc}") from exc
+                    raise StoreError(f"database write failed: {explain(exc)}") from exc
                 raise
+
+    def _rollback(self) -> None:
+        # After SQLITE_FULL (and some I/O errors) SQLite has already rolled back; a bare
+        # ROLLBACK would then fail and hide the error that got us here.
+        if not self.conn.in_transaction:
+            return
+        try:
+            self.conn.execute("ROLLBACK")
+        except sqlite3.Error as exc:
+            log.warning("rollback failed: %s", exc)
 
     def query(self, statement: str, params: tuple | list = ()) -> list[tuple]:
         with self.lock:

@@ -29,10 +29,21 @@ def test_ask_then_read_back_and_give_feedback(client):
     assert ready.status_code == 200 and ready.json()["store_writable"] is True
     card = client.post("/api/v1/ask", json={"text": "解方程：2x + 3 = 13"}).json()
     assert card["matched_id"] == "demo-math-001"
-    row = client.get(f"/api/v1/asks/{card['ask_id']}").json()
+    token = card["ask_token"]
+    row = client.get(f"/api/v1/asks/{card['ask_id']}", params={"token": token}).json()
     assert row["question"] == "解方程：2x + 3 = 13"
-    assert client.post(f"/api/v1/asks/{card['ask_id']}/feedback", json={"feedback": "up"}).json() == {"ok": True}
-    assert client.get(f"/api/v1/asks/{card['ask_id']}").json()["feedback"] == "up"
+    feedback = client.post(f"/api/v1/asks/{card['ask_id']}/feedback", json={"feedback": "up", "token": token})
+    assert feedback.json() == {"ok": True}
+    assert client.get(f"/api/v1/asks/{card['ask_id']}", params={"token": token}).json()["feedback"] == "up"
+
+
+def test_an_ask_cannot_be_read_or_rated_without_its_token(client):
+    mine = client.post("/api/v1/ask", json={"text": "水的沸点是多少"}).json()
+    other = client.post("/api/v1/ask", json={"text": "解方程：2x + 3 = 13"}).json()
+    assert client.get(f"/api/v1/asks/{other['ask_id']}").status_code == 404
+    assert client.get(f"/api/v1/asks/{other['ask_id']}", params={"token": mine["ask_token"]}).status_code == 404
+    stolen = client.post(f"/api/v1/asks/{other['ask_id']}/feedback", json={"feedback": "down", "token": mine["ask_token"]})
+    assert stolen.status_code == 404
 
 
 def test_metrics_count_asks_batches_and_cache(client):
@@ -56,7 +67,7 @@ def test_limits_and_bad_requests(client):
     assert client.get("/api/v1/asks/999999").status_code == 404
     assert client.post("/api/v1/asks/999999/feedback", json={"feedback": "up"}).status_code == 404
     card = client.post("/api/v1/ask", json={"text": "水的沸点"}).json()
-    bad = client.post(f"/api/v1/asks/{card['ask_id']}/feedback", json={"feedback": "meh"})
+    bad = client.post(f"/api/v1/asks/{card['ask_id']}/feedback", json={"feedback": "meh", "token": card["ask_token"]})
     assert bad.status_code == 422 and "feedback must be" in bad.json()["detail"]
 
 
