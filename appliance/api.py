@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 
 MAX_TEXT_CHARS = 20_000
 # Below this much free space on the data dir's disk the appliance reports not ready.
-MIN_FREE_BYTES = 16 * 2**20
+MIN_FREE_BYTES = 8 * 2**20
 RETRY_AFTER_S = 1
 
 
