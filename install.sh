@@ -17,7 +17,8 @@ usage: ./install.sh --dev [--python PYTHON]
        ./install.sh --detect-engine                print the engine extra this machine gets
 
   --dev             create ./.venv next to this script and install eduqa in editable
-                    mode with the export and test extras (torch CPU build pinned)
+                    mode with the export, test and tensorrt-rtx extras (torch CPU build
+                    pinned)
   --python PYTHON   Python 3.11+ to build the venv with (default: python3)
 
 system install (as root; Debian or Ubuntu):
@@ -115,7 +116,7 @@ check_python() {
     fi
 }
 
-# -- --dev: unchanged since the first version (README and CI run exactly this) ---------------
+# -- --dev: what README and CI run ---------------------------------------------------------------
 if [ "$mode" = "dev" ]; then
     cd "$here"
     check_python
@@ -123,11 +124,14 @@ if [ "$mode" = "dev" ]; then
         echo "==> creating .venv with $("$python_bin" --version)"
         "$python_bin" -m venv .venv
     fi
-    echo "==> installing eduqa (editable) with export and test extras"
+    echo "==> installing eduqa (editable) with export, test and tensorrt-rtx extras"
     .venv/bin/python -m pip install --quiet --upgrade pip
     # torch first and pinned: the CPU build; an unpinned torch pulls gigabytes of CUDA wheels.
     .venv/bin/python -m pip install --quiet "$TORCH_PIN"
-    .venv/bin/python -m pip install --quiet -e ".[export,test]"
+    # tensorrt-rtx builds real engines on the CPU ahead of time, so tests prove the build.
+    .venv/bin/python -m pip install --quiet -e ".[export,test,tensorrt-rtx]"
+    # Triton's model-config schema for the export test; its own pins would downgrade ml_dtypes.
+    .venv/bin/python -m pip install --quiet --no-deps "tritonclient==2.73.0"
     echo "==> done: .venv/bin/eduqa --help"
     exit 0
 fi

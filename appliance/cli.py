@@ -334,17 +334,18 @@ def openapi(config: Config, file: str | None) -> None:
 @click.option("--bank-size", default=10_000, show_default=True, help="Entries in the generated bank.")
 @click.option("--baseline/--no-baseline", default=True, show_default=True,
               help="Also measure the plain baseline (the encoder package's own encode, no batching).")
+@click.option("--max-seconds", default=90.0, show_default=True, help="A run also ends after this long.")
 @click.option("--plot", type=click.Path(dir_okay=False), help="Write QPS and p99 against clients to this PNG.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly_errors
 def bench(config: Config, clients: str, requests: int, bank_size: int, baseline: bool,
-          plot: str | None, as_json: bool) -> None:
+          max_seconds: float, plot: str | None, as_json: bool) -> None:
     """Throughput and latency of the HTTP server under concurrent clients, vs the baseline."""
     from appliance.bench_serve import headline, run_bench
 
     counts = [int(c) for c in clients.split(",")]
-    rows = run_bench(config, counts, requests, bank_size, baseline=baseline)
+    rows = run_bench(config, counts, requests, bank_size, baseline=baseline, max_seconds=max_seconds)
     if plot:
         from appliance.bench_plot import plot_curve
 
@@ -387,12 +388,15 @@ def _register_optional_commands() -> None:
     from appliance.ocr.cli import eval_ocr, ocr
     from appliance.ops_cli import backup_command, restore_command
     from appliance.teacher_cli import teacher
+    from engines.cli import doctor, engines_group
 
     main.add_command(ocr)
     main.add_command(eval_ocr)
     main.add_command(teacher)
     main.add_command(backup_command)
     main.add_command(restore_command)
+    main.add_command(engines_group)
+    main.add_command(doctor)
 
 
 _register_optional_commands()

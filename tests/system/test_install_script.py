@@ -134,6 +134,7 @@ def test_dev_mode_is_unchanged():
     for line in ('"$python_bin" -m venv .venv',
                  '.venv/bin/python -m pip install --quiet --upgrade pip',
                  '.venv/bin/python -m pip install --quiet "$TORCH_PIN"',
-                 '.venv/bin/python -m pip install --quiet -e ".[export,test]"'):
+                 '.venv/bin/python -m pip install --quiet -e ".[export,test,tensorrt-rtx]"',
+                 '.venv/bin/python -m pip install --quiet --no-deps "tritonclient==2.73.0"'):
         assert line in dev
     assert 'TORCH_PIN="torch==2.13.0"' in script
