@@ -253,8 +253,9 @@ def baseline_server(config: Config, port: int) -> list[str]:
 
 
 def run_bench(config: Config, clients: list[int], requests: int, bank_size: int,
-              baseline: bool = True, url_port: int | None = None) -> dict:
-    """Our server and (optionally) the baseline, each at every client count."""
+              baseline: bool = True, url_port: int | None = None, max_seconds: float = 90.0) -> dict:
+    """Our server and (optionally) the baseline, each at every client count; a run ends
+    after ``requests`` asks or ``max_seconds``, whichever comes first."""
     with bench_data_dir(config) as bench_config:
         queries = prepare_bank(bench_config, bank_size)
         rows = {"ours": [], "baseline": []}
@@ -263,7 +264,7 @@ def run_bench(config: Config, clients: list[int], requests: int, bank_size: int,
             drive(port, queries, 4, requests=50)  # warm-up
             for n in clients:
                 items_before, batches_before = batch_totals(port)
-                result = drive(port, queries, n, requests=requests)
+                result = drive(port, queries, n, requests=requests, duration_s=max_seconds)
                 items, batches = batch_totals(port)
                 mean_batch = (items - items_before) / max(1.0, batches - batches_before)
                 rows["ours"].append({**result.summary(), "mean_batch": round(mean_batch, 2)})
@@ -272,7 +273,7 @@ def run_bench(config: Config, clients: list[int], requests: int, bank_size: int,
             with running(baseline_server(bench_config, port), port):
                 drive(port, queries, 4, requests=50)
                 for n in clients:
-                    rows["baseline"].append(drive(port, queries, n, requests=requests).summary())
+                    rows["baseline"].append(drive(port, queries, n, requests=requests, duration_s=max_seconds).summary())
     return rows
 
 
