@@ -74,6 +74,35 @@ class BodyLimit:
             await _too_large(self.max_bytes, scope, send)
 
 
+class SameOriginWrites:
+    """ASGI middleware: a state-changing request (POST, PUT, PATCH, DELETE) whose browser
+    says it comes from another site (``Origin`` or ``Sec-Fetch-Site``) is refused with 403,
+    so a page elsewhere cannot make a teacher's browser change the bank or the log. Clients
+    that are not browsers send neither header and are unaffected."""
+
+    UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope["method"] in self.UNSAFE and _cross_site(scope):
+            response = JSONResponse({"detail": "cross-site request refused"}, status_code=403)
+            return await response(scope, receive, send)
+        return await self.app(scope, receive, send)
+
+
+def _cross_site(scope) -> bool:
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
+    if headers.get("sec-fetch-site", "") == "cross-site":
+        return True
+    origin = headers.get("origin")
+    if not origin or origin == "null":
+        return origin == "null"
+    host = headers.get("host", "")
+    return origin.split("://", 1)[-1].rstrip("/") != host
+
+
 async def _too_large(max_bytes: int, scope, send) -> None:
     response = JSONResponse({"detail": f"request body larger than {max_bytes // 2**20} MB"}, status_code=413)
 
@@ -113,6 +142,7 @@ def create_app(service: AskService, close_service_on_shutdown: bool = False) -> 
 
     app = FastAPI(title="eduqa", version="0.1.0", lifespan=lifespan)
     app.add_middleware(BodyLimit, max_bytes=serving.max_body_bytes)
+    app.add_middleware(SameOriginWrites)
 
     @app.get("/healthz")
     def healthz() -> dict:

@@ -122,3 +122,15 @@ def test_checked_in_openapi_schema_matches_the_app(client):
 
     checked_in = json.loads((Path(__file__).parents[2] / "docs" / "openapi.json").read_text(encoding="utf-8"))
     assert client.get("/openapi.json").json() == checked_in, "run: eduqa openapi docs/openapi.json"
+
+
+def test_state_changing_requests_from_another_site_are_refused(client):
+    evil = {"Origin": "http://evil.example"}
+    refused = client.post("/api/v1/ask", json={"text": "水的沸点"}, headers=evil)
+    assert refused.status_code == 403 and "cross-site" in refused.json()["detail"]
+    assert client.post("/api/v1/ask", json={"text": "水的沸点"}, headers={"Sec-Fetch-Site": "cross-site"}).status_code == 403
+    assert client.post("/api/v1/ask", json={"text": "水的沸点"}, headers={"Origin": "null"}).status_code == 403
+    same = client.post("/api/v1/ask", json={"text": "水的沸点"}, headers={"Origin": "http://testserver"})
+    assert same.status_code == 200
+    assert client.post("/api/v1/ask", json={"text": "水的沸点"}).status_code == 200  # no browser headers
+    assert client.get("/healthz", headers=evil).status_code == 200  # reads are not state changes

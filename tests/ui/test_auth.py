@@ -118,3 +118,11 @@ def test_pages_never_fetch_web_addresses_for_a_browser(live_server, http, path):
     outbound guard of the fixture would record any attempt)."""
     assert http.get(path).status_code == 403
     assert live_server.outbound == []
+
+
+def test_cross_site_writes_are_refused_even_with_a_teacher_session(http):
+    assert log_in(http).status_code == 303
+    evil = {"Origin": "http://evil.example"}
+    refused = http.post("/teacher/gradio_api/queue/join", json={}, headers=evil)
+    assert refused.status_code == 403
+    assert http.post("/teacher/login", data={"username": TEACHER, "password": PASSWORD}, headers=evil).status_code == 403
