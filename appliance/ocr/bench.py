@@ -1,7 +1,7 @@
 """OCR benchmark: this pipeline vs RapidOCR with its defaults, same photos, same run;
 and the photo path's top-1 accuracy against the text path on the same queries.
 
-    python -m appliance.ocr.bench PHOTO_DIR [--repeat 3] [--det-max-side 640] [--threads 0]
+    python -m appliance.ocr.bench PHOTO_DIR [--repeat 3] [--det-max-side 640] [--threads 1] [--no-baseline]
     python -m appliance.ocr.bench PHOTO_DIR --top1 --data-dir DIR [--queries FILE]
 
 PHOTO_DIR is an eval-ocr folder (``<qid>.jpg`` + ``truth.csv``), e.g. the one
@@ -76,18 +76,20 @@ def rapidocr_with_our_layout(output) -> str:
     """RapidOCR's boxes and readings through this appliance's layout step (frame-edge filter)."""
     if getattr(output, "boxes", None) is None or not output.txts:
         return ""
-    boxes = [TextBox(t, float(s), np.asarray(b, np.float32)) for b, t, s in zip(output.boxes, output.txts, output.scores)]
+    boxes = [TextBox(t, float(s), np.asarray(b, np.float32))
+             for b, t, s in zip(output.boxes, output.txts, output.scores)]
     return arrange(boxes, output.img.shape[0]).text
 
 
 def compare(folder: Path, reader: OcrReader, engine, repeat: int) -> dict:
+    """Both systems on every photo, ``repeat`` rounds; ``engine`` None times ours alone."""
     truth = [(row, find_photo(folder, row.qid)) for row in read_truth(folder)]
     photos = [(row, photo.read_bytes()) for row, photo in truth if photo is not None]
     ours, rapid, rapid_layout = Tally(), Tally(), Tally()
     load_before = os.getloadavg()
     for rep in range(repeat):
         for index, (row, data) in enumerate(photos):
-            runs = [("ours", read_ours, reader), ("rapid", read_rapidocr, engine)]
+            runs = [("ours", read_ours, reader), ("rapid", read_rapidocr, engine)][: 2 if engine else 1]
             for name, read, system in runs if (index + rep) % 2 == 0 else runs[::-1]:
                 cpu_started = time.process_time()
                 text, ms, extra = read(system, data)
@@ -101,11 +103,11 @@ def compare(folder: Path, reader: OcrReader, engine, repeat: int) -> dict:
                     else:
                         add_errors(rapid_layout, row.qid, row.text, rapidocr_with_our_layout(extra))
     summary = {"photos": len(photos), "repeat": repeat, "load_before": [round(x, 2) for x in load_before],
-               "load_after": [round(x, 2) for x in os.getloadavg()], "ours": ours.summary(),
-               "rapidocr_defaults": rapid.summary()}
-    summary["rapidocr_defaults"]["cer_with_our_layout"] = round(rapid_layout.edits / max(rapid_layout.chars, 1), 5)
-    summary["speedup"] = round(summary["rapidocr_defaults"]["median_ms"] / summary["ours"]["median_ms"], 2)
-    summary["texts"] = ours.texts
+               "load_after": [round(x, 2) for x in os.getloadavg()], "ours": ours.summary(), "texts": ours.texts}
+    if engine:
+        summary["rapidocr_defaults"] = rapid.summary()
+        summary["rapidocr_defaults"]["cer_with_our_layout"] = round(rapid_layout.edits / max(rapid_layout.chars, 1), 5)
+        summary["speedup"] = round(summary["rapidocr_defaults"]["median_ms"] / summary["ours"]["median_ms"], 2)
     return summary
 
 
@@ -144,14 +146,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("folder", type=Path)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--det-max-side", type=int, default=OcrSettings.det_max_side)
-    parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=OcrSettings.threads)
+    parser.add_argument("--no-baseline", action="store_true", help="time this pipeline alone")
     parser.add_argument("--top1", action="store_true", help="also photo-path vs text-path top-1")
     parser.add_argument("--data-dir", default="data")
     parser.add_argument("--queries", default=str(Path(__file__).parents[1] / "data" / "demo_eval.csv"))
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     settings = OcrSettings(det_max_side=args.det_max_side, threads=args.threads, cache_size=0)
-    summary = compare(args.folder, OcrReader.open(settings), rapidocr_engine(), args.repeat)
+    engine = None if args.no_baseline else rapidocr_engine()
+    summary = compare(args.folder, OcrReader.open(settings), engine, args.repeat)
     if args.top1:
         summary["top1"] = photo_vs_text(args.folder, summary["texts"], args.data_dir, args.queries)
     summary.pop("texts")

@@ -49,11 +49,10 @@ def _reader(config):
 @_one_line_errors
 def ocr(config, photo: str, as_json: bool) -> None:
     """Read the question in a photo (JPEG, PNG, WebP, HEIC) and print its text."""
-    from appliance.ocr.image import ImageLimits, decode_photo, read_photo_file
+    from appliance.ocr.image import decode_photo, read_photo_file
     from appliance.ocr.settings import OcrSettings
 
-    settings = OcrSettings.from_config(config)
-    limits = ImageLimits(max_bytes=settings.max_bytes, max_pixels=settings.max_pixels)
+    limits = OcrSettings.from_config(config).limits
     data = read_photo_file(photo, limits)
     decode_photo(data, limits)  # bad input fails before the models load
     result = _reader(config).read(data)

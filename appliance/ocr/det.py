@@ -53,8 +53,8 @@ class TextDetector:
         """Resize to the detector's size (multiples of 32) and normalise to [-1, 1], NCHW."""
         height, width = image.shape[:2]
         ratio = min(1.0, self.params.max_side / max(height, width))
-        new_h = max(32, int(round(height * ratio / 32)) * 32)
-        new_w = max(32, int(round(width * ratio / 32)) * 32)
+        new_h = max(32, round(height * ratio / 32) * 32)
+        new_w = max(32, round(width * ratio / 32) * 32)
         resized = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_AREA if ratio < 1 else cv2.INTER_LINEAR)
         tensor = cv2.dnn.blobFromImage(resized, scalefactor=1 / 127.5, mean=(127.5, 127.5, 127.5), swapRB=False)
         return tensor, (width / new_w, height / new_h)

@@ -33,9 +33,10 @@ class NoTextFound(OcrError):
     """
 
     MESSAGE = ("照片里没有找到文字，请把题目放平、拍清楚后再试。"
-               " (No text found in the photo: hold the page flat, in good light, and fill the frame with the question.)")
+               " (No text found in the photo: hold the page flat, in good light,"
+               " and fill the frame with the question.)")
 
-    def __init__(self, result: "OcrResult | None" = None):
+    def __init__(self, result: OcrResult | None = None):
         super().__init__(self.MESSAGE)
         self.result = result
 

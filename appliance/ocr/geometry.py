@@ -54,11 +54,11 @@ def rotate_points(points: np.ndarray, degrees: int, width: int, height: int) -> 
 def crop_line(image: np.ndarray, quad: np.ndarray, height: int) -> np.ndarray:
     """The quad's pixels straightened, scaled to ``height`` rows (aspect kept)."""
     width_px, height_px = quad_size(quad)
-    width_px, height_px = max(int(round(width_px)), 1), max(int(round(height_px)), 1)
+    width_px, height_px = max(round(width_px), 1), max(round(height_px), 1)
     target = np.array([[0, 0], [width_px, 0], [width_px, height_px], [0, height_px]], np.float32)
     matrix = cv2.getPerspectiveTransform(quad.astype(np.float32), target)
     crop = cv2.warpPerspective(image, matrix, (width_px, height_px), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)
-    new_width = max(1, int(round(width_px * height / height_px)))
+    new_width = max(1, round(width_px * height / height_px))
     interp = cv2.INTER_AREA if height_px > height else cv2.INTER_LINEAR
     return cv2.resize(crop, (new_width, height), interpolation=interp)

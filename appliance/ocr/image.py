@@ -91,12 +91,16 @@ def read_limited(stream: BinaryIO, limits: ImageLimits) -> bytes:
     return data
 
 
-def decode_photo(data: bytes, limits: ImageLimits) -> DecodedImage:
-    """Check, decode and turn upright one photo; :class:`ImageRejected` on any bad input."""
+def check_size(data: bytes, limits: ImageLimits) -> None:
     if not data:
         raise ImageRejected("empty", "the photo is empty (0 bytes)")
     if len(data) > limits.max_bytes:
         raise _too_many_bytes(len(data), limits)
+
+
+def decode_photo(data: bytes, limits: ImageLimits) -> DecodedImage:
+    """Check, decode and turn upright one photo; :class:`ImageRejected` on any bad input."""
+    check_size(data, limits)
     image = _open_header(data)
     fmt = _check_header(image, limits)
     source_size = image.size

@@ -40,7 +40,7 @@ class PaddleOcrPipeline:
         self.name = "paddleocr"
 
     @classmethod
-    def open(cls, settings: OcrSettings) -> "PaddleOcrPipeline":
+    def open(cls, settings: OcrSettings) -> PaddleOcrPipeline:
         try:
             import paddleocr
         except ImportError as exc:

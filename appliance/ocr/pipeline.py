@@ -11,8 +11,9 @@ little of each batch is padding. Crops come from the full-resolution photo.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -62,7 +63,7 @@ class PpOcrPipeline:
         self.name = f"ppocrv6/{recognizer.backend.name}"
 
     @classmethod
-    def open(cls, settings: OcrSettings, backend_factory: BackendFactory | None = None) -> "PpOcrPipeline":
+    def open(cls, settings: OcrSettings, backend_factory: BackendFactory | None = None) -> PpOcrPipeline:
         """The bundled PP-OCRv6 models (or ``settings.model_dir``'s) on ONNX Runtime by default;
         ``backend_factory(path)`` lets the engines layer serve them another way (TensorRT)."""
         from engines.ocr_models import bundled_models, character_table

@@ -21,7 +21,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from appliance.ocr.errors import OcrBackendUnavailable
-from appliance.ocr.image import ImageLimits, decode_photo, enable_heic, read_photo_file
+from appliance.ocr.image import ImageLimits, check_size, decode_photo, enable_heic, read_photo_file
 from appliance.ocr.pipeline import OcrPipeline, PpOcrPipeline
 from appliance.ocr.result import STAGES, OcrResult
 from appliance.ocr.settings import OcrSettings
@@ -40,9 +40,8 @@ class OcrReader:
         self.heic = enable_heic()
 
     @classmethod
-    def open(cls, settings: OcrSettings = OcrSettings()) -> "OcrReader":
-        limits = ImageLimits(max_bytes=settings.max_bytes, max_pixels=settings.max_pixels)
-        return cls(open_pipeline(settings), limits, settings.cache_size)
+    def open(cls, settings: OcrSettings = OcrSettings()) -> OcrReader:
+        return cls(open_pipeline(settings), settings.limits, settings.cache_size)
 
     @property
     def backend(self) -> str:
@@ -55,6 +54,7 @@ class OcrReader:
         no text gives a result whose ``empty`` is true (``require_text()`` raises
         :class:`NoTextFound`)."""
         started = time.perf_counter()
+        check_size(photo, self.limits)  # before hashing 200 MB
         sha256 = hashlib.sha256(photo).hexdigest()
         hit = self._cached(sha256)
         if hit is not None:

@@ -19,7 +19,7 @@ class OcrSettings:
     max_bytes: int = 15_000_000  # larger uploads are refused
     max_pixels: int = 40_000_000  # larger images are refused before decoding
     det_max_side: int = 640  # the detector sees the photo shrunk to this longest side
-    threads: int = 0  # ONNX Runtime intra-op threads (0: all cores)
+    threads: int = 1  # ONNX Runtime intra-op threads (0: all cores); 1 wins on a busy 2-core box
     cache_size: int = 256  # OCR results kept in memory, keyed by the photo's sha256
     min_confidence: float = 0.5  # lines read with less confidence are left out
     use_cls: bool = True  # decide upside-down pages with the angle classifier
@@ -30,11 +30,20 @@ class OcrSettings:
             raise OcrError(f"ocr.backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
         if self.det_max_side < 320 or self.det_max_side % 32:
             raise OcrError("ocr.det_max_side must be a multiple of 32, at least 320")
-        if self.max_bytes < 1 or self.max_pixels < 1 or self.cache_size < 0:
-            raise OcrError("ocr.max_bytes and ocr.max_pixels must be positive, ocr.cache_size ≥ 0")
+        if self.max_bytes < 1 or self.max_pixels < 1 or self.cache_size < 0 or self.threads < 0:
+            raise OcrError("ocr.max_bytes and ocr.max_pixels must be positive; ocr.cache_size and "
+                           "ocr.threads at least 0")
+        if not 0.0 <= self.min_confidence <= 1.0:
+            raise OcrError("ocr.min_confidence must be between 0 and 1")
+
+    @property
+    def limits(self):  # -> ImageLimits; imported here to keep this module light
+        from appliance.ocr.image import ImageLimits
+
+        return ImageLimits(max_bytes=self.max_bytes, max_pixels=self.max_pixels)
 
     @classmethod
-    def from_config(cls, config: Any) -> "OcrSettings":
+    def from_config(cls, config: Any) -> OcrSettings:
         """From ``config.ocr`` when the appliance config has that section, else defaults."""
         section = getattr(config, "ocr", None)
         if section is None:

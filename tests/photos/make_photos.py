@@ -1,6 +1,6 @@
 """Make the OCR photo test set: phone-like photos of printed bank questions.
 
-    python tests/photos/make_photos.py OUT_DIR [--count 48] [--seed 7]
+    python tests/photos/make_photos.py OUT_DIR [--count 48] [--seed 7] [--scale 0.55]
 
 For ``count`` answerable queries of ``appliance/data/demo_eval.csv`` (one per expected
 entry, exact queries first) it prints the expected entry's question text with a CJK
@@ -272,11 +272,22 @@ def make_photo(sample: Sample, index: int, seed: int) -> bytes:
     return photograph(rng, page, corners, turn)
 
 
-def make_set(out: Path, count: int = 48, seed: int = 7) -> list[Sample]:
+def shrink(jpeg: bytes, factor: float) -> bytes:
+    """The same photo taken from further away: content scaled by ``factor``, same frame."""
+    shot = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    small = cv2.resize(shot, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+    top, left = (FRAME[1] - small.shape[0]) // 2, (FRAME[0] - small.shape[1]) // 2
+    framed = cv2.copyMakeBorder(small, top, FRAME[1] - small.shape[0] - top, left,
+                                FRAME[0] - small.shape[1] - left, cv2.BORDER_REPLICATE)
+    return cv2.imencode(".jpg", framed, [cv2.IMWRITE_JPEG_QUALITY, 80])[1].tobytes()
+
+
+def make_set(out: Path, count: int = 48, seed: int = 7, scale: float = 1.0) -> list[Sample]:
     out.mkdir(parents=True, exist_ok=True)
     samples = pick_samples(count)
     for index, sample in enumerate(samples):
-        (out / f"{sample.qid}.jpg").write_bytes(make_photo(sample, index, seed))
+        photo = make_photo(sample, index, seed)
+        (out / f"{sample.qid}.jpg").write_bytes(shrink(photo, scale) if scale < 1 else photo)
     with (out / "truth.csv").open("w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(["qid", "text"])
@@ -289,9 +300,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", type=Path)
     parser.add_argument("--count", type=int, default=48)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--scale", type=float, default=1.0, help="shrink the content (e.g. 0.55: smaller print)")
     args = parser.parse_args(argv)
     try:
-        samples = make_set(args.out, args.count, args.seed)
+        samples = make_set(args.out, args.count, args.seed, args.scale)
     except FontMissing as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

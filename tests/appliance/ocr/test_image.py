@@ -13,7 +13,7 @@ from PIL import Image
 
 from appliance.ocr.errors import ImageRejected
 from appliance.ocr.image import ImageLimits, decode_photo, enable_heic, read_limited, read_photo_file
-from tests.appliance.ocr.conftest import encode
+from tests.appliance.ocr.helpers import encode
 
 LIMITS = ImageLimits()
 

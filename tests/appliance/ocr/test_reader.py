@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import csv
+import time
 
 import numpy as np
 import pytest
 from PIL import Image
 
 from appliance.ocr.cer import cer
-from appliance.ocr.errors import NoTextFound
+from appliance.ocr.errors import ImageRejected, NoTextFound
 from appliance.ocr.reader import OcrReader
 from appliance.ocr.result import STAGES
 from appliance.ocr.settings import OcrSettings
-from tests.appliance.ocr.conftest import CountingPipeline, encode
+from tests.appliance.ocr.helpers import CountingPipeline, encode
 
 
 def truth(folder) -> dict[str, str]:
@@ -65,7 +66,7 @@ def test_rejected_photos_are_not_cached_and_do_not_reach_the_models():
     pipeline = CountingPipeline()
     reader = OcrReader(pipeline)
     for _ in range(2):
-        with pytest.raises(Exception):
+        with pytest.raises(ImageRejected):
             reader.read(b"not an image")
     assert pipeline.calls == 0
 
@@ -88,3 +89,14 @@ def test_bad_settings_are_refused():
         OcrSettings(backend="tesseract")
     with pytest.raises(OcrError, match="det_max_side"):
         OcrSettings(det_max_side=100)
+
+
+def test_a_200_mb_upload_is_refused_before_hashing_or_decoding():
+    pipeline = CountingPipeline()
+    upload = bytes(200_000_000)  # zero pages: cheap to allocate
+    started = time.perf_counter()
+    with pytest.raises(ImageRejected) as info:
+        OcrReader(pipeline).read(upload)
+    assert time.perf_counter() - started < 0.2
+    assert info.value.code == "too_many_bytes" and "200 MB" in str(info.value)
+    assert pipeline.calls == 0

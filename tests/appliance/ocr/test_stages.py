@@ -1,6 +1,5 @@
 """The pipeline's pieces without the models: geometry, DB post-processing, CTC decoding, batching."""
 
-import cv2
 import numpy as np
 
 from appliance.ocr.cls import is_sideways
