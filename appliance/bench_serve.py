@@ -260,21 +260,34 @@ def run_bench(config: Config, clients: list[int], requests: int, bank_size: int,
         queries = prepare_bank(bench_config, bank_size)
         rows = {"ours": [], "baseline": []}
         port = url_port or free_port()
+        # Every run asks questions no earlier run asked, so the answer cache never helps.
+        fresh = _fresh_slices(queries, 50, requests, len(clients))
         with running(our_server(bench_config, port), port):
-            drive(port, queries, 4, requests=50)  # warm-up
+            drive(port, next(fresh), 4, requests=50)  # warm-up
             for n in clients:
                 items_before, batches_before = batch_totals(port)
-                result = drive(port, queries, n, requests=requests, duration_s=max_seconds)
+                result = drive(port, next(fresh), n, requests=requests, duration_s=max_seconds)
                 items, batches = batch_totals(port)
                 mean_batch = (items - items_before) / max(1.0, batches - batches_before)
                 rows["ours"].append({**result.summary(), "mean_batch": round(mean_batch, 2)})
         if baseline:
             port = free_port()
+            fresh = _fresh_slices(queries, 50, requests, len(clients))
             with running(baseline_server(bench_config, port), port):
-                drive(port, queries, 4, requests=50)
+                drive(port, next(fresh), 4, requests=50)
                 for n in clients:
-                    rows["baseline"].append(drive(port, queries, n, requests=requests, duration_s=max_seconds).summary())
+                    rows["baseline"].append(drive(port, next(fresh), n, requests=requests, duration_s=max_seconds).summary())
     return rows
+
+
+def _fresh_slices(queries: list[str], warmup: int, requests: int, runs: int):
+    """The warm-up's questions, then one disjoint slice of ``requests`` questions per run
+    (wrapping only when the bank is too small to give every run its own)."""
+    start = 0
+    for size in [warmup] + [requests] * runs:
+        chunk = [queries[(start + i) % len(queries)] for i in range(size)]
+        start += size
+        yield chunk
 
 
 def headline(rows: dict, clients: int) -> dict:
