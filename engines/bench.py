@@ -58,7 +58,7 @@ class BenchResult:
             f"  int8 Q/DQ     {self.int8_qdq_texts_per_s:8.1f} texts/s  "
             f"({self.int8_qdq_texts_per_s / self.fp32_texts_per_s:.2f}x on ORT CPU; built for TensorRT)  "
             f"gate {gate(self.qdq_gate)}"
-            + (f"\n  eval top-1 (dense): " + ", ".join(f"{k} {v:.1%}" for k, v in self.eval_top1.items())
+            + ("\n  eval top-1 (dense): " + ", ".join(f"{k} {v:.1%}" for k, v in self.eval_top1.items())
                if self.eval_top1 else "")
         )
 

@@ -8,7 +8,6 @@ to ``<cache>/models/minilm-<sha12>.onnx``; afterwards only ONNX Runtime and the
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import tempfile
@@ -21,6 +20,7 @@ import numpy as np
 
 from engines.backend import InferenceBackend
 from engines.encoders.base import EncoderError
+from engines.onnx_io import OnnxModelError, file_sha256
 
 log = logging.getLogger(__name__)
 
@@ -56,14 +56,10 @@ def check_model_dir(model_dir: Path) -> None:
 
 def weights_sha12(model_dir: Path) -> str:
     """First 12 hex digits of the sha256 of ``model.safetensors``."""
-    digest = hashlib.sha256()
     try:
-        with open(model_dir / "model.safetensors", "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-    except OSError as exc:
-        raise EncoderError(f"cannot read all-MiniLM-L6-v2 weights in {model_dir}: {exc}") from exc
-    return digest.hexdigest()[:12]
+        return file_sha256(model_dir / "model.safetensors")[:12]
+    except OnnxModelError as exc:
+        raise EncoderError(f"cannot read all-MiniLM-L6-v2 weights: {exc}") from exc
 
 
 def _check_pooling(model_dir: Path) -> None:

@@ -29,7 +29,6 @@ padding at sentence bounds. The per-sentence sum is a [B, N] one-hot MatMul.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import logging
 import os
@@ -42,6 +41,7 @@ import numpy as np
 
 from engines.backend import InferenceBackend
 from engines.encoders.base import EncoderError
+from engines.onnx_io import OnnxModelError, file_sha256
 
 log = logging.getLogger(__name__)
 
@@ -92,15 +92,11 @@ def package_resources(package_dir: Path | None = None) -> tuple[Path, Path]:
 
 
 def weights_sha256(weights_path: Path) -> str:
-    """Hex sha256 of the weights file, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
+    """Hex sha256 of the weights file."""
     try:
-        with open(weights_path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-    except OSError as exc:
-        raise EncoderError(f"cannot read USE weights {weights_path}: {exc}") from exc
-    return digest.hexdigest()
+        return file_sha256(weights_path)
+    except OnnxModelError as exc:
+        raise EncoderError(f"cannot read USE weights: {exc}") from exc
 
 
 def _load_weights(weights_path: Path) -> tuple[np.ndarray, dict[str, np.ndarray]]:
