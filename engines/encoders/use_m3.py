@@ -31,8 +31,6 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Sequence
@@ -40,6 +38,7 @@ from typing import Sequence
 import numpy as np
 
 from engines.backend import InferenceBackend
+from engines.atomic import save_onnx
 from engines.encoders.base import EncoderError
 from engines.onnx_io import OnnxModelError, file_sha256
 
@@ -307,19 +306,10 @@ def build_use_m3_onnx(weights_path: str | Path, out_path: str | Path) -> Path:
     except (OSError, KeyError, ValueError) as exc:
         raise EncoderError(f"cannot build the use-m3 graph from {weights_path}: {exc}") from exc
 
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=out_path.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
     try:
-        onnx.save(model, str(tmp))
-        onnx.checker.check_model(str(tmp), full_check=True)
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600
-        os.replace(tmp, out_path)
+        save_onnx(model, out_path, check=True)
     except Exception as exc:
         raise EncoderError(f"writing the use-m3 ONNX model to {out_path} failed: {exc}") from exc
-    finally:
-        tmp.unlink(missing_ok=True)
     log.info(
         "built the use-m3 ONNX model %s (%.1f MB) in %.1fs",
         out_path,
