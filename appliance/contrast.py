@@ -4,8 +4,23 @@ Embeddings rate 「长方形的周长」 and 「长方形的面积」, or "past 
 "past participle of go", as near-identical. When a question reads almost exactly like
 a bank entry except for a swapped term, that swap decides whether the entry answers it.
 A swap is a conflict when both terms belong to one contrast group (周长/面积,
-南/北, greater/less, …), or when the question's term appears nowhere in the bank:
-the student is asking about something the bank does not cover.
+南/北, greater/less, …), or when the question's term appears nowhere in the bank and
+it is the only word the question puts in place of another: the student is asking
+about something the bank does not cover.
+
+Two kinds of swap are never a conflict: filler words (question words, particles, the
+framing around a problem; an edit of filler alone is no difference at all) and terms
+that mean the same thing (slope/gradient, 约数/因数).
+
+Why "the only replacement" for unknown terms: a term the bank has never seen is weak
+evidence on its own, because students' own words are often new to a small bank. When
+the question is the entry with just that term replaced (《石壕吏》 for 《出师表》, "eat"
+for "go"; an added or dropped word such as "form" does not change that), the term is
+the changed detail. When the question also replaces other words of the entry with its
+own ("How do I find the gradient of the line that goes through …" against "Find the
+slope of the line passing through …"), it is a rewording, and its new words are the
+student's wording, not a new problem. Contrast-group swaps need no such condition: two
+known opposites make another problem however the rest is worded.
 """
 
 from __future__ import annotations
@@ -45,15 +60,31 @@ _GROUPS = (
     "> < = ≥ ≤",
     "+ - × ÷",
 )
+# Terms that mean the same thing in school problems. Both questions are compared with
+# every term replaced by the first of its group, so a swap between two of them is no
+# difference at all.
+_SYNONYMS = (
+    "slope gradient",
+    "因数 约数",
+)
+_CANONICAL = {term: group.split()[0] for group in _SYNONYMS for term in group.split()[1:]}
+# Latin terms as whole words only; CJK has no word boundaries.
+_SYNONYM = re.compile("|".join(
+    rf"\b{re.escape(term)}\b" if term.isascii() else re.escape(term)
+    for term in sorted(_CANONICAL, key=len, reverse=True)
+))
+
 _GROUP_OF: dict[str, int] = {}
 for _index, _group in enumerate(_GROUPS):
     for _term in _group.split():
         _GROUP_OF.setdefault(_term, _index)
 
 # Tokens whose swap never changes the problem (question words, particles, the framing
-# students put around a problem: 老师, 这道题怎么做, 请问, 求解).
+# students put around a problem: 老师, 这道题怎么做, 请问, 求解, "can you tell me", "find",
+# "calculate").
 _FILLER = set("的了吗呢吧啊是在有个几多么怎样什哪谁请问求解里中用按取为与和及老师这道题做帮我") | {
     "the", "a", "an", "is", "are", "of", "what", "how", "do", "does", "you", "i", "me", "to",
+    "s", "can", "could", "please", "tell", "find", "calculate",
 }
 
 
@@ -63,21 +94,28 @@ def tokens(text: str) -> list[str]:
     return [t for t in _TOKEN.findall(folded) if t.isalnum() or t[0].isdigit() or t in "+-×÷=<>/^%"]
 
 
+def _compared_tokens(text: str) -> list[str]:
+    """:func:`tokens` of the text with synonyms replaced by their group's first term."""
+    return tokens(_SYNONYM.sub(lambda match: _CANONICAL[match.group(0)], fold(text)))
+
+
 def conflicting_detail(question: str, entry: str, bank_text: str) -> str | None:
     """A short description of the detail that makes ``entry`` another problem than
     ``question`` (both raw text), or None. ``bank_text`` is every bank question in
     search form, joined, to tell known terms from unknown ones."""
-    q_tokens, e_tokens = tokens(question), tokens(entry)
+    q_tokens, e_tokens = _compared_tokens(question), _compared_tokens(entry)
     matcher = difflib.SequenceMatcher(None, q_tokens, e_tokens, autojunk=False)
     if matcher.ratio() < NEAR_COPY_RATIO:
         return None
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op != "replace":
-            continue
-        mine, theirs = "".join(q_tokens[i1:i2]), "".join(e_tokens[j1:j2])
+    # Replacements that carry content: a swap of filler words only ("请问" for "求",
+    # "what is" for "how do you") changes nothing.
+    replaced = [(q_tokens[i1:i2], e_tokens[j1:j2]) for op, i1, i2, j1, j2 in matcher.get_opcodes()
+                if op == "replace" and (_content(q_tokens[i1:i2]) or _content(e_tokens[j1:j2]))]
+    for mine_span, theirs_span in replaced:
+        mine, theirs = "".join(mine_span), "".join(theirs_span)
         if _contrasting(mine, theirs):
             return f"{mine} ≠ {theirs}"
-        if _swapped_term(q_tokens[i1:i2], e_tokens[j1:j2]) and _content(q_tokens[i1:i2]) not in bank_text:
+        if len(replaced) == 1 and _swapped_term(mine_span, theirs_span) and _term(mine_span) not in bank_text:
             return f"{mine} ≠ {theirs}"
     return None
 
@@ -89,6 +127,17 @@ def _contrasting(mine: str, theirs: str) -> bool:
 
 def _content(span: list[str]) -> str:
     return "".join(t for t in span if t not in _FILLER)
+
+
+def _term(span: list[str]) -> str:
+    """The span as it would be written, less filler at its ends ("七大洲里" → "七大洲"). Filler
+    inside stays: 师 is filler (老师) but 出师表 is one term, not 出表."""
+    start, end = 0, len(span)
+    while start < end and span[start] in _FILLER:
+        start += 1
+    while end > start and span[end - 1] in _FILLER:
+        end -= 1
+    return "".join(span[start:end])
 
 
 def _swapped_term(mine: list[str], theirs: list[str]) -> bool:

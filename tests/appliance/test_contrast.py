@@ -1,0 +1,79 @@
+from appliance.contrast import conflicting_detail, tokens
+
+# What the bank knows, in search form (lower case, no spaces or punctuation), as
+# HybridSearch passes it.
+BANK_QUESTIONS = (
+    "findtheslopeofthelinepassingthroughthepoints(1,2)and(3,6)",
+    "whatisthepastparticipleofgo",
+    "whatisthepasttenseofgo",
+    "出师表的作者是谁",
+    "求24和36的最大公因数",
+    "一个长方形的长是8厘米宽是5厘米它的面积是多少平方厘米",
+)
+BANK = "\n".join(BANK_QUESTIONS)
+SLOPE = "Find the slope of the line passing through the points (1, 2) and (3, 6)."
+
+
+def test_tokens_are_cjk_characters_and_latin_words():
+    assert tokens("What is 2x？面积") == ["what", "is", "2", "x", "面", "积"]
+
+
+# Real swaps: a near-copy of an entry with one key detail changed is another problem.
+
+def test_contrast_group_swap_is_a_conflict():
+    assert conflicting_detail("一个长方形的长是8厘米，宽是5厘米，它的周长是多少厘米？",
+                              "一个长方形的长是 8 厘米，宽是 5 厘米，它的面积是多少平方厘米？", BANK) == "周长 ≠ 面积"
+
+
+def test_contrast_group_swap_is_a_conflict_however_the_rest_is_worded():
+    assert conflicting_detail("24和36的最小公倍数是几", "求 24 和 36 的最大公因数。", BANK) == "小 ≠ 大"
+
+
+def test_term_unknown_to_the_bank_in_place_of_a_term_is_a_conflict():
+    assert conflicting_detail("《石壕吏》的作者是谁？", "《出师表》的作者是谁？", BANK) == "石壕吏 ≠ 出师表"
+    assert conflicting_detail('What is the past participle of "eat"?', 'What is the past participle of "go"?',
+                              BANK) == "eat ≠ go"
+
+
+def test_an_added_word_does_not_hide_an_unknown_term_swap():
+    # "form" is added, nothing else is replaced: still the entry with "go" changed.
+    assert conflicting_detail('What is the past participle form of "eat"?', 'What is the past participle of "go"?',
+                              BANK) == "eat ≠ go"
+
+
+def test_term_the_bank_knows_in_place_of_another_is_not_a_conflict_by_itself():
+    # 出师表 has its own entry: that sibling, not an abstention, is the answer.
+    assert conflicting_detail("《出师表》的作者是谁？", "《孔乙己》的作者是谁？", BANK) is None
+
+
+# Rewording: the student's own words are not a changed detail.
+
+def test_unknown_term_in_a_question_that_rewords_other_parts_is_not_a_conflict():
+    question = "How do I find the steepness of the line that goes through (1, 2) and (3, 6)?"
+    assert conflicting_detail(question, SLOPE, BANK) is None
+    # The same unknown term as the only replacement is the changed detail.
+    assert conflicting_detail("Find the steepness of the line passing through the points (1, 2) and (3, 6).",
+                              SLOPE, BANK) == "steepness ≠ slope"
+
+
+def test_synonyms_are_no_difference():
+    assert conflicting_detail("Find the gradient of the line passing through the points (1, 2) and (3, 6).",
+                              SLOPE, BANK) is None
+    assert conflicting_detail("求 24 和 36 的最大公约数。", "求 24 和 36 的最大公因数。", BANK) is None
+
+
+def test_synonyms_match_whole_latin_words_only():
+    # "gradients" is not in the table: it stays an unknown term in place of "slope".
+    assert conflicting_detail("Find the gradients of the line passing through the points (1, 2) and (3, 6).",
+                              SLOPE, BANK) == "gradients ≠ slope"
+
+
+def test_framing_words_are_filler():
+    assert conflicting_detail("Calculate the slope of the line passing through the points (1, 2) and (3, 6).",
+                              SLOPE, BANK) is None
+    assert conflicting_detail('Can you tell me the past participle of "go"?', 'What is the past participle of "go"?',
+                              BANK) is None
+
+
+def test_questions_that_are_not_near_copies_are_never_compared():
+    assert conflicting_detail("《石壕吏》讲了一个什么故事？", "《出师表》的作者是谁？", BANK) is None
