@@ -70,6 +70,19 @@ def main(ctx: click.Context, config_path: str | None, data_dir: str | None, verb
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    # `eduqa engines ...` calibrates and gates on the school's own bank and asked questions.
+    from appliance.engine_link import engine_text_data
+    from engines.cli import TEXT_DATA_META
+
+    ctx.meta[TEXT_DATA_META] = functools.partial(engine_text_data, ctx.obj)
+
+
+def _limit_blas_threads(config: Config):
+    """numpy's BLAS thread pool for this process (``serving.blas_threads``); the returned
+    limiter must stay referenced while the limit should hold."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(config.serving.blas_threads, user_api="blas")
 
 
 def _service(config: Config, progress: bool = True):
@@ -280,11 +293,13 @@ def serve(config: Config, host: str | None, port: int | None) -> None:
 
     from appliance import sdnotify
     from ui.mount import mount_ui
+    from ui.status_data import manager_engines
 
     sdnotify.status("loading the encoder and the question bank")
+    blas_limit = _limit_blas_threads(config)  # noqa: F841 (held for the daemon's life)
     service = _service(config)
     app = create_app(service, close_service_on_shutdown=True)
-    mount_ui(app, service, config)
+    mount_ui(app, service, config, engines=manager_engines(service.engines) if service.engines else None)
     host, port = host or config.server.host, port or config.server.port
     # READY=1 once the port is bound; WATCHDOG=1 while the event loop answers. On SIGTERM
     # uvicorn stops accepting, lets in-flight asks finish (up to 30 s), then the app's
@@ -305,7 +320,8 @@ def bench_ask(config: Config, bank_size: int, asks: int, as_json: bool) -> None:
     """Time the warm ask path (tokenise + encode + search + log) on a generated bank."""
     from appliance.bench_ask import run_ask_bench
 
-    result = run_ask_bench(config, bank_size=bank_size, asks=asks)
+    with _limit_blas_threads(config):
+        result = run_ask_bench(config, bank_size=bank_size, asks=asks)
     if as_json:
         click.echo(json.dumps(result))
     else:

@@ -39,6 +39,10 @@ class EncoderConfig:
     max_tokens: int = 128
     # ONNX Runtime intra-op threads; 0 lets ONNX Runtime pick (all cores).
     threads: int = 0
+    # Serve through the engines manager: a verified TensorRT engine where `eduqa engines
+    # ensure` built one, else ONNX Runtime at the precision it chose (dynamic INT8 where that
+    # passed the accuracy gate and is faster). false: ONNX Runtime FP32, nothing else.
+    engines: bool = True
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,9 @@ class ServingConfig:
     # default allows 600 asks a minute (bursts of 120) from one address.
     rate_per_minute: int = 600
     rate_burst: int = 120
+    # numpy's BLAS threads in the daemon (the batched dense search). 1 leaves the cores to
+    # the encoder and the requests: idle BLAS worker threads spin and take CPU from them.
+    blas_threads: int = 1
 
 
 @dataclass(frozen=True)
@@ -114,6 +121,10 @@ class Config:
     @property
     def cache_dir(self) -> Path:
         return self.data_dir / "cache"
+
+    @property
+    def engine_dir(self) -> Path:
+        return self.data_dir / "engines"
 
 
 def load_config(path: str | Path | None = None, data_dir: str | Path | None = None) -> Config:

@@ -34,9 +34,15 @@ class DenseIndex:
     def __init__(self, store: Store, encoder: SentenceEncoder):
         self.store = store
         self.encoder = encoder
-        self.ids: list[str] = []
-        self.matrix = np.zeros((0, encoder.dim), dtype=np.float32)
-        self._row_of: dict[str, int] = {}
+        self._snapshot = _Snapshot([], np.zeros((0, encoder.dim), dtype=np.float32), {})
+
+    @property
+    def ids(self) -> list[str]:
+        return self._snapshot.ids
+
+    @property
+    def matrix(self) -> np.ndarray:
+        return self._snapshot.matrix
 
     def refresh(self, progress: bool = False) -> RefreshReport:
         """Embed entries that have no vector for this model (or an outdated one), then
@@ -53,9 +59,9 @@ class DenseIndex:
                 vectors.append(None)
                 stale.append((len(ids) - 1, entry_id, question, sha))
         self._embed_stale(stale, vectors, progress)
-        self.ids = ids
-        self.matrix = np.vstack(vectors).astype(np.float32) if vectors else self.matrix[:0]
-        self._row_of = {entry_id: i for i, entry_id in enumerate(ids)}
+        matrix = np.vstack(vectors).astype(np.float32) if vectors else self.matrix[:0]
+        # One assignment: a search running meanwhile sees the old index or the new, never a mix.
+        self._snapshot = _Snapshot(ids, matrix, {entry_id: i for i, entry_id in enumerate(ids)})
         report = RefreshReport(len(ids), len(stale), time.perf_counter() - started)
         if stale:
             log.info("embedded %d of %d entries in %.1f s", report.embedded, report.entries, report.seconds)
@@ -79,17 +85,34 @@ class DenseIndex:
 
     def top(self, query_vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         """The ``k`` entries with the highest cosine to ``query_vector`` (unit vectors)."""
-        if not self.ids:
-            return []
-        scores = self.matrix @ query_vector
-        k = min(k, len(scores))
-        best = np.argpartition(-scores, k - 1)[:k]
-        best = best[np.argsort(-scores[best])]
-        return [(self.ids[i], float(scores[i])) for i in best]
+        return self.top_many(np.asarray(query_vector)[None, :], k)[0]
+
+    def top_many(self, query_vectors: np.ndarray, k: int) -> list[list[tuple[str, float]]]:
+        """:meth:`top` for a batch of queries (rows), in one pass over the matrix: the
+        matrix is read from memory once per batch instead of once per question."""
+        snap = self._snapshot
+        if not snap.ids:
+            return [[] for _ in range(len(query_vectors))]
+        scores = np.asarray(query_vectors, dtype=np.float32) @ snap.matrix.T
+        k = min(k, scores.shape[1])
+        hits = []
+        for row in scores:
+            best = np.argpartition(-row, k - 1)[:k]
+            best = best[np.argsort(-row[best])]
+            hits.append([(snap.ids[i], float(row[i])) for i in best])
+        return hits
 
     def cosine(self, query_vector: np.ndarray, entry_id: str) -> float:
-        row = self._row_of.get(entry_id)
-        return float(self.matrix[row] @ query_vector) if row is not None else 0.0
+        snap = self._snapshot
+        row = snap.row_of.get(entry_id)
+        return float(snap.matrix[row] @ query_vector) if row is not None else 0.0
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    ids: list[str]
+    matrix: np.ndarray
+    row_of: dict[str, int]
 
 
 def _sha(text: str) -> str:

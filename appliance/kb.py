@@ -140,7 +140,7 @@ class QuestionBank:
         return found
 
     def _bump_version(self, conn) -> None:
-        conn.execute(sql.META_SET, (BANK_VERSION_KEY, str(self.version() + 1)))
+        conn.execute(sql.META_SET, (BANK_VERSION_KEY, str(self.version() + 1)))  # read in this transaction
 
 
 def demo_bank_path() -> Path:

@@ -36,7 +36,15 @@ Signal = Literal["hybrid", "dense", "bm25"]
 
 LEXICAL_WEIGHT = 0.25
 MISMATCH_PENALTY = 0.6
+# The BM25 query uses at most this many of the question's trigrams, the rarest in the bank.
 MAX_QUERY_TRIGRAMS = 32
+# A trigram held by more than this share of the entries (and more than COMMON_MIN of them)
+# is left out of the BM25 query: it says little about which entry is meant (its IDF is
+# low) and costs the most (every holder is scored). The lexical feature still counts it.
+COMMON_SHARE = 0.02
+COMMON_MIN = 200
+# Bank entries kept in memory between searches (forgotten when the bank changes).
+ENTRY_CACHE_MAX = 50_000
 # Candidates (closest first) checked for a swapped key term.
 CONFLICT_CHECKS = 6
 
@@ -78,14 +86,25 @@ class HybridSearch:
         self.candidates = candidates
         self.signal = signal
         self._bank_text = ("", -1)
+        self._doc_freq: dict[str, int] = {}
+        self._entry_cache: dict[str, dict] = {}
 
-    def search(self, question: str, query_vector: np.ndarray) -> list[tuple[Candidate, dict]]:
-        """Ranked candidates (best first), each with its bank entry."""
+    def search(self, question: str, query_vector: np.ndarray,
+               dense_top: list[tuple[str, float]] | None = None,
+               bank_version: int | None = None) -> list[tuple[Candidate, dict]]:
+        """Ranked candidates (best first), each with its bank entry. ``dense_top``: the
+        index's top ``candidates`` for ``query_vector`` when the caller has them already
+        (the encoder batch computes them for all its questions at once); ``bank_version``:
+        the bank's version when the caller has just read it."""
         form = search_form(question)
-        dense_hits = dict(self.index.top(query_vector, self.candidates)) if self.signal != "bm25" else {}
+        known_text = self._known_text(bank_version)
+        if self.signal == "bm25":
+            dense_hits = {}
+        else:
+            dense_hits = dict(dense_top if dense_top is not None else self.index.top(query_vector, self.candidates))
         bm25_hits = self._bm25(form) if self.signal != "dense" else {}
-        entries = self.bank.get_many(list(dict.fromkeys([*dense_hits, *bm25_hits])))
-        query = _Query(question, trigrams(form), numbers(question), self._known_text())
+        entries = self._entries(list(dict.fromkeys([*dense_hits, *bm25_hits])))
+        query = _Query(question, trigrams(form), numbers(question), known_text)
         ranked = []
         for entry_id, entry in entries.items():
             dense = dense_hits.get(entry_id)
@@ -114,22 +133,45 @@ class HybridSearch:
         score = candidate.similarity - MISMATCH_PENALTY
         return dataclasses.replace(candidate, conflict=conflict, score=score)
 
-    def _known_text(self) -> str:
-        """Every bank question in search form, joined; rebuilt when the bank changes."""
+    def _known_text(self, current: int | None = None) -> str:
+        """Every bank question in search form, joined; rebuilt when the bank changes
+        (the document frequencies remembered for BM25 are forgotten then too)."""
         text, version = self._bank_text
-        current = self.bank.version()
+        current = self.bank.version() if current is None else current
         if version != current:
             text = "\n".join(row[0] for row in self.bank.store.query(sql.KB_SEARCH_TEXTS))
             self._bank_text = (text, current)
+            self._doc_freq, self._entry_cache = {}, {}
         return text
 
-    def _bm25(self, form: str) -> dict[str, float]:
+    def _entries(self, ids: list[str]) -> dict[str, dict]:
+        """Bank entries by id, in ``ids`` order (from memory where read before)."""
+        cache = self._entry_cache
+        missing = [i for i in ids if i not in cache]
+        found = self.bank.get_many(missing) if missing else {}
+        if len(cache) + len(found) > ENTRY_CACHE_MAX:
+            cache.clear()
+        entries = {i: cache.get(i) or found.get(i) for i in ids}
+        cache.update(found)
+        return {i: e for i, e in entries.items() if e is not None}
+
+    def _query_trigrams(self, form: str) -> list[str]:
+        """The trigrams the BM25 query uses: common ones left out, the rarest first."""
         grams = sorted(trigrams(form))
-        if not grams or len(form) < 3:
+        freq = self._doc_freq  # current: search() checked the bank's version first
+        missing = [g for g in grams if g not in freq]
+        if missing:
+            statement = sql.FTS_DOC_FREQ.format(placeholders=",".join("?" * len(missing)))
+            found = dict(self.bank.store.query(statement, missing))
+            freq.update({g: found.get(g, 0) for g in missing})
+        common = max(COMMON_MIN, COMMON_SHARE * len(self.index.ids))
+        kept = [g for g in grams if freq[g] <= common] or grams
+        return sorted(kept, key=lambda g: (freq[g], g))[:MAX_QUERY_TRIGRAMS]
+
+    def _bm25(self, form: str) -> dict[str, float]:
+        if len(form) < 3 or not trigrams(form):
             return {}
-        if len(grams) > MAX_QUERY_TRIGRAMS:
-            step = len(grams) / MAX_QUERY_TRIGRAMS
-            grams = [grams[int(i * step)] for i in range(MAX_QUERY_TRIGRAMS)]
+        grams = self._query_trigrams(form)
         match = " OR ".join('"' + g.replace('"', '""') + '"' for g in grams)
         rows = self.bank.store.query(sql.KB_BM25, (match, self.candidates))
         # SQLite's bm25() is negative, lower is better; flip so higher is better.

@@ -21,7 +21,8 @@ from appliance.policy import Decision, decide
 from appliance.search import HybridSearch, Signal
 from appliance.store import Store
 from appliance.textnorm import clean_question, search_form
-from engines.encoders import SentenceEncoder, load_encoder
+from appliance.engine_link import open_encoder
+from engines.encoders import SentenceEncoder
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,9 @@ class AskService:
     #: asks are refused. ``ocr`` is the open reader.
     ocr_settings: object | None = None
     ocr: object | None = None
+    #: The engines manager serving the encoder (its per-model status feeds the status page);
+    #: None when ONNX Runtime FP32 serves directly (``encoder.engines = false``).
+    engines: object | None = None
 
     def __post_init__(self) -> None:
         self._encode_lock = threading.Lock()
@@ -85,14 +89,13 @@ class AskService:
         bank = QuestionBank(store)
         if config.bank.demo_bank if load_demo is None else load_demo:
             bank.load_demo_if_empty()
-        encoder = load_encoder(config.encoder.model, config.cache_dir,
-                               max_tokens=config.encoder.max_tokens, threads=config.encoder.threads)
+        encoder, engines = open_encoder(config)
         index = DenseIndex(store, encoder)
         search = HybridSearch(bank, index, candidates=config.search.candidates, signal=signal)
         from appliance.ocr import OcrSettings
 
         service = cls(config, store, bank, encoder, index, search, AskLog(store),
-                      ocr_settings=OcrSettings.from_config(config))
+                      ocr_settings=OcrSettings.from_config(config), engines=engines)
         service.photos.prune()
         if progress:
             service.refresh_index(progress=True)
@@ -100,6 +103,8 @@ class AskService:
 
     def refresh_index(self, progress: bool = False) -> None:
         """Bring the dense index up to date with the bank (only changed entries are embedded)."""
+        if self.bank.version() == self._index_version:  # every ask: no lock on the way
+            return
         with self._refresh_lock:
             version = self.bank.version()
             if version == self._index_version:
@@ -187,9 +192,13 @@ class AskService:
         self.refresh_index()
         return self._decide(question.text, _Stopwatch())
 
-    def _encode_batch(self, texts: list[str]) -> list:
+    def _encode_batch(self, texts: list[str]) -> list[tuple]:
+        """One batch: embed the questions, then the dense top candidates of all of them in
+        one pass over the bank's matrix. Each caller gets (vector, dense top)."""
         with self._encode_lock:
-            return list(self.encoder.encode(texts))
+            vectors = self.encoder.encode(texts)
+        tops = self.index.top_many(vectors, self.search.candidates)
+        return list(zip(vectors, tops))
 
     def decide_photo_only(self, photo: bytes) -> Decision:
         """The decision for a photographed question without logging it (evaluation)."""
@@ -199,9 +208,9 @@ class AskService:
         return self.decide_only(result.text)
 
     def _decide(self, question: str, watch: _Stopwatch) -> Decision:
-        vector = self.encoder_batcher.submit(question, timeout_s=self.config.serving.deadline_s)
+        vector, dense_top = self.encoder_batcher.submit(question, timeout_s=self.config.serving.deadline_s)
         watch.lap("encode")
-        ranked = self.search.search(question, vector)
+        ranked = self.search.search(question, vector, dense_top, bank_version=self._index_version)
         watch.lap("search")
         decision = decide(ranked, self.config.search.abstain_below, self.config.search.similar)
         watch.lap("policy")

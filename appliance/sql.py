@@ -71,6 +71,7 @@ KB_BY_IDS = (
     "FROM kb_entries WHERE id IN ({placeholders})"
 )
 KB_SEARCH_TEXTS = "SELECT search_text FROM kb_entries"
+KB_QUESTIONS_ANSWERS = "SELECT question, answer FROM kb_entries ORDER BY id"
 KB_COUNT_BY_SUBJECT = "SELECT subject, count(*) FROM kb_entries GROUP BY subject ORDER BY subject"
 KB_COUNT_BY_ORIGIN = "SELECT origin, count(*) FROM kb_entries GROUP BY origin ORDER BY origin"
 KB_BM25 = (
@@ -78,6 +79,11 @@ KB_BM25 = (
     "FROM kb_entries_fts JOIN kb_entries ON kb_entries.rowid = kb_entries_fts.rowid "
     "WHERE kb_entries_fts MATCH ? ORDER BY score LIMIT ?"
 )
+#: The FTS index's terms (trigrams) with the number of entries holding each.
+FTS_VOCAB_CREATE = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS kb_entries_fts_vocab USING fts5vocab(kb_entries_fts, 'row')"
+)
+FTS_DOC_FREQ = "SELECT term, doc FROM kb_entries_fts_vocab WHERE term IN ({placeholders})"
 
 # --- stored embeddings -----------------------------------------------------------
 EMB_FOR_MODEL = (
@@ -115,6 +121,10 @@ ASK_TAIL = f"SELECT {ASK_COLUMNS} FROM asks ORDER BY id DESC LIMIT ?"
 ASK_ALL = f"SELECT {ASK_COLUMNS} FROM asks ORDER BY id"
 ASK_COUNT = "SELECT count(*) FROM asks"
 ASK_SET_FEEDBACK = "UPDATE asks SET feedback = ? WHERE id = ?"
+#: Distinct questions asked, newest first (engine calibration text).
+ASK_RECENT_QUESTIONS = (
+    "SELECT question FROM asks WHERE question != '' GROUP BY question ORDER BY max(id) DESC LIMIT ?"
+)
 
 KB_UPSERT = (
     "INSERT INTO kb_entries (id, subject, grade, question, answer, knowledge_points, source, "

@@ -1,12 +1,16 @@
 """The appliance's SQLite file: opened in WAL mode, schema created, FTS5 trigram index kept.
 
-One :class:`Store` per process. SQLite connections are shared between threads under
-``store.lock``; every write is its own short transaction.
+One :class:`Store` per process. Writes go through one connection shared between threads
+under ``store.lock``, each its own short transaction. Reads (:meth:`Store.query`) take a
+read-only connection from a small pool: in WAL mode they never wait for a writer's
+fsync, and each statement sees everything committed before it started. A read inside a
+write transaction uses the writing connection, so it sees that transaction's own changes.
 """
 
 from __future__ import annotations
 
 import logging
+import queue
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -20,6 +24,10 @@ from appliance import sql
 log = logging.getLogger(__name__)
 
 FTS_TABLE = "kb_entries_fts"
+#: Read connections kept open; more readers than cores only wait for CPU.
+READERS = 4
+#: Page cache per read connection (KiB): the FTS index and the bank stay in memory.
+READER_CACHE_KIB = 32 * 1024
 
 
 class StoreError(RuntimeError):
@@ -59,6 +67,11 @@ class Store:
         self.conn = conn
         self.db = sqlite_utils.Database(conn)
         self.lock = threading.RLock()
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._idle_readers: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
+        self._readers_lock = threading.Lock()
+        self._closed = False
         self._create_schema()
 
     def _create_schema(self) -> None:
@@ -68,6 +81,7 @@ class Store:
                 self.db["kb_entries"].enable_fts(
                     ["search_text"], tokenize="trigram", create_triggers=True
                 )
+            self.conn.execute(sql.FTS_VOCAB_CREATE)
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -81,6 +95,7 @@ class Store:
                 self.conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
                 raise StoreError(f"database is not writable: {explain(exc)}") from exc
+            self._local.writing = True
             try:
                 yield self.conn
                 self.conn.execute("COMMIT")
@@ -89,6 +104,8 @@ class Store:
                 if isinstance(exc, sqlite3.Error):
                     raise StoreError(f"database write failed: {explain(exc)}") from exc
                 raise
+            finally:
+                self._local.writing = False
 
     def _rollback(self) -> None:
         # After SQLITE_FULL (and some I/O errors) SQLite has already rolled back; a bare
@@ -100,9 +117,41 @@ class Store:
         except sqlite3.Error as exc:
             log.warning("rollback failed: %s", exc)
 
-    def query(self, statement: str, params: tuple | list = ()) -> list[tuple]:
-        with self.lock:
+    def query(self, statement: str, params: tuple | list | dict = ()) -> list[tuple]:
+        if getattr(self._local, "writing", False):
             return self.conn.execute(statement, params).fetchall()
+        reader = self._take_reader()
+        try:
+            return reader.execute(statement, params).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"database read failed: {explain(exc)}") from exc
+        finally:
+            self._idle_readers.put(reader)
+
+    def _take_reader(self) -> sqlite3.Connection:
+        """An idle read connection; a new one while fewer than READERS exist, else wait."""
+        try:
+            return self._idle_readers.get_nowait()
+        except queue.Empty:
+            pass
+        with self._readers_lock:
+            if self._closed:
+                raise StoreError(f"the database {self.path} is closed")
+            if len(self._readers) < READERS:
+                reader = self._open_reader()
+                self._readers.append(reader)
+                return reader
+        return self._idle_readers.get()
+
+    def _open_reader(self) -> sqlite3.Connection:
+        try:
+            reader = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            reader.execute("PRAGMA busy_timeout=5000")
+            reader.execute(f"PRAGMA cache_size=-{READER_CACHE_KIB}")
+            reader.execute("PRAGMA query_only=ON")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the database {self.path} for reading: {explain(exc)}") from exc
+        return reader
 
     def writable(self) -> bool:
         """True when a write transaction can be started (disk not read-only, not locked)."""
@@ -119,5 +168,9 @@ class Store:
         return rows[0][0] if rows else default
 
     def close(self) -> None:
-        with self.lock:
+        with self.lock, self._readers_lock:
+            self._closed = True
+            for reader in self._readers:
+                reader.close()
+            self._readers.clear()
             self.conn.close()

@@ -66,7 +66,7 @@ class BenchResult:
 def throughputs(model_paths: list[Path], feeds: list[dict], rounds: int, threads: int = 0) -> list[float]:
     """Texts per second of each model: median over ``rounds``, the models taking turns within
     each round so that load from other work on the machine falls on all of them alike."""
-    backends = [OnnxRuntimeBackend(path, threads=threads, use_cuda=False) for path in model_paths]
+    backends = [OnnxRuntimeBackend(path, threads=threads, use_cuda=False, spin=True) for path in model_paths]
     for backend in backends:
         backend.run(feeds[0])  # warm-up
     texts = sum(len(next(iter(f.values()))) for f in feeds)

@@ -61,12 +61,15 @@ def _text_data(ctx: click.Context, calibration, queries, bank):
 
 
 def _manager(ctx, data_dir, flavour=None, precision=None, calibration=(), queries=(), bank=(),
-             threads: int = 0) -> EngineManager:
+             threads: int = 0, with_text: bool = False) -> EngineManager:
+    """The manager; ``with_text`` (ensure, build, bench) gives it calibration text, which also
+    lets it recompute precision verdicts; status, verify and doctor only read them."""
     cache_dir, engine_dir = _dirs(ctx, data_dir)
     engine_dir.mkdir(parents=True, exist_ok=True)
     config = ManagerConfig(engine_dir=engine_dir, cache_dir=cache_dir, flavour=flavour, precision=precision,
                            ort_threads=threads)
-    return EngineManager(config, text_data=_text_data(ctx, calibration, queries, bank))
+    text = _text_data(ctx, calibration, queries, bank) if with_text else None
+    return EngineManager(config, text_data=text)
 
 
 def _common(f):
@@ -106,7 +109,7 @@ def engines_group() -> None:
 
 
 def _run_ensure(ctx, force, data_dir, flavour, precision, models, calibration, queries, bank, as_json):
-    manager = _manager(ctx, data_dir, flavour, precision, calibration, queries, bank)
+    manager = _manager(ctx, data_dir, flavour, precision, calibration, queries, bank, with_text=True)
     _check_models(manager, models)
     statuses = manager.ensure(models or None, force=force, progress=None if as_json else _progress)
     _print_status(statuses, as_json)
@@ -209,7 +212,8 @@ def bench_int8_cmd(ctx, data_dir, models, batch, rounds, threads, calibration, q
     from engines.bench import bench_int8
     from engines.textsets import read_labelled
 
-    manager = _manager(ctx, data_dir, calibration=calibration, queries=queries, bank=bank, threads=threads)
+    manager = _manager(ctx, data_dir, calibration=calibration, queries=queries, bank=bank, threads=threads,
+                       with_text=True)
     _check_models(manager, models)
     labelled = read_labelled(eval_file, bank[0]) if eval_file else None
     results = [bench_int8(manager, manager.recipes[m], batch, rounds, labelled) for m in models]

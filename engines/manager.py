@@ -206,6 +206,10 @@ class EngineManager:
     def _serving_manifest(self, recipe: ModelRecipe) -> tuple[Flavour, EngineManifest]:
         """The flavour and manifest of a good engine; raises with the reason there is none."""
         flavour = self.flavour()
+        engine_path, manifest_path = self.paths(recipe.id, flavour)
+        if not engine_path.is_file() or not manifest_path.is_file():
+            # Before the key: computing it may export the model, which serving must not wait for.
+            raise BackendError(f"no {flavour.name} engine built yet (eduqa engines ensure builds it)")
         key = self.expected_key(recipe, flavour, self.target(flavour))
         manifest, why = self.check(recipe, flavour, key)
         if manifest is None:
@@ -235,6 +239,17 @@ class EngineManager:
         self._remember(self._status_from(recipe, flavour, manifest))
         return FailoverBackend(primary, lambda: self.ort_backend(recipe),
                                on_failover=lambda reason: self.schedule_rebuild(recipe.id, reason), label=recipe.id)
+
+    def encoder_for(self, model_id: str, max_tokens: int = 128):
+        """The sentence encoder ``model_id`` over :meth:`backend_for`. Its ``model_key`` names
+        what serves when that is not ONNX Runtime FP32 (``use-m3:<sha12>:onnxruntime-int8``),
+        so embeddings stored for one precision are never mixed with another's."""
+        recipe = get_recipe(model_id, self.recipes)
+        if recipe.make_encoder is None:
+            raise RecipeError(f"{model_id} is not a sentence encoder")
+        encoder = recipe.make_encoder(self.backend_for(model_id), max_tokens)
+        encoder.model_key = serving_model_key(encoder.model_key, self._statuses[model_id])
+        return encoder
 
     def _open_trt(self, engine_path: Path, flavour: Flavour) -> InferenceBackend:
         from engines.trt.runtime import TensorRtBackend
@@ -292,6 +307,13 @@ class EngineManager:
         status = self._ort_status(recipe, manifest.verification.get("reason", "engine not verified"))
         status.engine_path, status.verification = engine_path, verification
         return status
+
+
+def serving_model_key(model_key: str, status: ModelStatus) -> str:
+    """``model_key`` as is for ONNX Runtime FP32 (the reference), else with backend and precision."""
+    if status.serving == "onnxruntime" and status.precision == "fp32":
+        return model_key
+    return f"{model_key}:{status.serving}-{status.precision}"
 
 
 def _phase_reporter(say: Callable[[str], None]):

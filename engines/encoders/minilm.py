@@ -197,10 +197,13 @@ class MiniLmEncoder:
         self._pad_id = 0 if pad_id is None else pad_id
         self._tokenizer = tokenizer
         self.backend = backend
-        self.backend_name = backend.name
         self.model_key = model_key
         self.model_dir = model_dir
         self.max_tokens = max_tokens
+
+    @property
+    def backend_name(self) -> str:
+        return self.backend.name
 
     @classmethod
     def load(cls, cache_dir: Path, max_tokens: int = 128, threads: int = 0) -> "MiniLmEncoder":

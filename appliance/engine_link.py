@@ -1,0 +1,79 @@
+"""Where the appliance meets ``engines/``: the encoder the daemon serves, and the real text
+(the school's bank and its students' questions) that engine precision passes calibrate and
+gate on."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from importlib import resources
+
+from appliance import sql
+from appliance.config import Config
+from appliance.store import Store
+from engines.encoders import SentenceEncoder, load_encoder
+from engines.precision_plan import TextData, read_text_sets
+
+log = logging.getLogger(__name__)
+
+#: Past questions read for calibration (newest first).
+MAX_ASKED = 20_000
+#: One asked question in this many is held back from calibration for the accuracy gate.
+HOLD_BACK_EVERY = 5
+#: Below this many held-back questions the gate also uses the packaged demo eval queries.
+MIN_GATE_QUERIES = 200
+
+
+def open_encoder(config: Config):
+    """The configured encoder and the engines manager behind it (None when ``encoder.engines``
+    is off and ONNX Runtime FP32 serves directly)."""
+    enc = config.encoder
+    if not enc.engines:
+        return load_encoder(enc.model, config.cache_dir, max_tokens=enc.max_tokens, threads=enc.threads), None
+    from engines.manager import EngineManager, ManagerConfig
+
+    manager = EngineManager(ManagerConfig(config.engine_dir, config.cache_dir, ort_threads=enc.threads))
+    encoder: SentenceEncoder = manager.encoder_for(enc.model, enc.max_tokens)
+    status = manager.status()[-1]
+    log.info("encoder %s served by %s (%s): %s", enc.model, status.serving, status.precision, status.reason)
+    return encoder, manager
+
+
+def _held_back(question: str) -> bool:
+    digest = hashlib.sha1(question.encode("utf-8")).digest()
+    return digest[0] % HOLD_BACK_EVERY == 0
+
+
+def _packaged_texts(*names: str, with_answers: bool = False) -> list[str]:
+    from engines.textsets import read_texts
+
+    with resources.as_file(resources.files("appliance") / "data") as folder:
+        return read_texts([folder / name for name in names], with_answers=with_answers)
+
+
+def _bank_rows(store: Store, config: Config) -> list[tuple[str, str]]:
+    """The bank's (question, answer) rows; the demo bank's while the bank is empty and the
+    daemon would load the demo (engines are often ensured before the first start)."""
+    rows = [tuple(row) for row in store.query(sql.KB_QUESTIONS_ANSWERS)]
+    if rows or not config.bank.demo_bank:
+        return rows
+    texts = _packaged_texts("demo_bank.jsonl", with_answers=True)
+    return list(zip(texts[0::2], texts[1::2]))
+
+
+def engine_text_data(config: Config) -> TextData:
+    """Calibration: bank questions and answers plus past questions; gate queries: the past
+    questions held back from calibration (topped up with the demo eval queries while the
+    log is young); bank: the bank's questions."""
+    store = Store(config.db_path)
+    try:
+        bank = _bank_rows(store, config)
+        asked = [row[0] for row in store.query(sql.ASK_RECENT_QUESTIONS, (MAX_ASKED,))]
+    finally:
+        store.close()
+    held = [q for q in asked if _held_back(q)]
+    calibration = [text for row in bank for text in row] + [q for q in asked if not _held_back(q)]
+    queries = held if len(held) >= MIN_GATE_QUERIES else held + _packaged_texts("demo_eval.csv", "demo_eval_holdout.csv")
+    log.info("engine text: %d calibration texts, %d gate queries (%d from the ask log), %d bank questions",
+             len(calibration), len(queries), len(held), len(bank))
+    return read_text_sets(calibration, queries, [row[0] for row in bank])
