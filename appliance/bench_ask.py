@@ -92,11 +92,12 @@ def run_ask_bench(config: Config, bank_size: int, asks: int, seed: int = 7) -> d
             totals.append((time.perf_counter() - started) * 1000)
             for stage, ms in card.stage_ms.items():
                 stages.setdefault(stage, []).append(ms)
-        backend = service.encoder.backend_name
+        backend, model_key = service.encoder.backend_name, service.encoder.model_key
         service.close()
     return {
         "encoder": config.encoder.model,
         "backend": backend,
+        "model_key": model_key,
         "bank_entries": indexed,
         "index_seconds": round(index_seconds, 2),
         "index_entries_per_s": round((indexed - demo_size) / index_seconds, 1) if index_seconds else None,
