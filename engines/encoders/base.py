@@ -25,6 +25,36 @@ class SentenceEncoder(Protocol):
         ...
 
 
+#: Texts per backend call; larger batches are split.
+CHUNK = 64
+
+
+def pad_rows(rows: Sequence[Sequence[int]], pad_id: int = 0) -> dict[str, np.ndarray]:
+    """Right-pad token id rows to the longest one → ``input_ids`` and ``attention_mask``."""
+    width = max(map(len, rows))
+    input_ids = np.full((len(rows), width), pad_id, dtype=np.int64)
+    attention_mask = np.zeros((len(rows), width), dtype=np.int64)
+    for i, ids in enumerate(rows):
+        input_ids[i, : len(ids)] = ids
+        attention_mask[i, : len(ids)] = 1
+    return {"input_ids": input_ids, "attention_mask": attention_mask}
+
+
+def encode_rows(backend, rows: Sequence[Sequence[int]], dim: int, pad_id: int = 0,
+                output: str = "embeddings") -> np.ndarray:
+    """Token id rows → float32 (len(rows), dim) through ``backend``, in chunks of at most
+    CHUNK rows grouped by length, so that each chunk pads as little as possible."""
+    out = np.empty((len(rows), dim), dtype=np.float32)
+    if not rows:
+        return out
+    lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+    order = np.argsort(lengths, kind="stable")
+    for start in range(0, len(order), CHUNK):
+        chunk = order[start : start + CHUNK]
+        out[chunk] = backend.run(pad_rows([rows[i] for i in chunk], pad_id))[output]
+    return out
+
+
 def load_encoder(name: str, cache_dir: Path, max_tokens: int = 128, threads: int = 0) -> SentenceEncoder:
     """Build (once, cached under ``cache_dir``) and load the encoder called ``name``."""
     if name == "use-m3":

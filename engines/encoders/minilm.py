@@ -19,14 +19,12 @@ from typing import Sequence
 import numpy as np
 
 from engines.backend import InferenceBackend
-from engines.encoders.base import EncoderError
+from engines.encoders.base import EncoderError, encode_rows
 from engines.onnx_io import OnnxModelError, file_sha256
 
 log = logging.getLogger(__name__)
 
 DIM = 384
-#: Texts per backend call; larger batches are split.
-CHUNK = 64
 OPSET = 17
 _REQUIRED_FILES = ("config.json", "model.safetensors", "tokenizer.json")
 
@@ -221,23 +219,5 @@ class MiniLmEncoder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
-        out = np.empty((len(texts), DIM), dtype=np.float32)
-        if not texts:
-            return out
-        encodings = self._tokenizer.encode_batch(texts)
-        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
-        # Group texts of similar length so each chunk pads as little as possible.
-        order = np.argsort(lengths, kind="stable")
-        for start in range(0, len(order), CHUNK):
-            rows = order[start : start + CHUNK]
-            width = int(lengths[rows].max())
-            input_ids = np.full((len(rows), width), self._pad_id, dtype=np.int64)
-            attention_mask = np.zeros((len(rows), width), dtype=np.int64)
-            for i, row in enumerate(rows):
-                enc = encodings[row]
-                n = len(enc.ids)
-                input_ids[i, :n] = enc.ids
-                attention_mask[i, :n] = enc.attention_mask
-            result = self.backend.run({"input_ids": input_ids, "attention_mask": attention_mask})
-            out[rows] = result["embeddings"]
-        return out
+        rows = [e.ids for e in self._tokenizer.encode_batch(texts)] if texts else []
+        return encode_rows(self.backend, rows, DIM, pad_id=self._pad_id)

@@ -39,14 +39,12 @@ import numpy as np
 
 from engines.backend import InferenceBackend
 from engines.atomic import save_onnx
-from engines.encoders.base import EncoderError
+from engines.encoders.base import EncoderError, encode_rows
 from engines.onnx_io import OnnxModelError, file_sha256
 
 log = logging.getLogger(__name__)
 
 DIM = 512
-#: Texts per backend call; larger batches are split.
-CHUNK = 64
 OPSET = 17
 INPUT_NAMES = ("input_ids", "attention_mask")
 OUTPUT_NAME = "embeddings"
@@ -381,26 +379,7 @@ class UseM3Encoder:
         if isinstance(texts, str):
             raise TypeError("encode() takes a sequence of texts, not a single str")
         texts = list(texts)
-        out = np.empty((len(texts), DIM), dtype=np.float32)
-        if not texts:
-            return out
-        rows = self.tokenize(texts)
-        lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-        # Group texts of similar length so each chunk's feed pads as little as
-        # possible (the ONNX graph skips padding; other backends may not).
-        order = np.argsort(lengths, kind="stable")
-        for start in range(0, len(order), CHUNK):
-            chunk = order[start : start + CHUNK]
-            out[chunk] = self.backend.run(_pad([rows[i] for i in chunk]))[OUTPUT_NAME]
-        return out
+        # The ONNX graph skips padding; other backends may not, so rows are grouped by length.
+        return encode_rows(self.backend, self.tokenize(texts) if texts else [], DIM, output=OUTPUT_NAME)
 
 
-def _pad(rows: list[list[int]]) -> dict[str, np.ndarray]:
-    """Right-pad id rows to the longest one → ``input_ids`` and ``attention_mask``."""
-    width = max(map(len, rows))
-    input_ids = np.zeros((len(rows), width), dtype=np.int64)
-    attention_mask = np.zeros((len(rows), width), dtype=np.int64)
-    for i, ids in enumerate(rows):
-        input_ids[i, : len(ids)] = ids
-        attention_mask[i, : len(ids)] = 1
-    return {"input_ids": input_ids, "attention_mask": attention_mask}

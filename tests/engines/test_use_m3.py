@@ -11,7 +11,7 @@ pytest.importorskip("onnxruntime")
 pytest.importorskip("sentencepiece")
 
 from engines.encoders import use_m3  # noqa: E402
-from engines.encoders.base import EncoderError, load_encoder  # noqa: E402
+from engines.encoders.base import EncoderError, load_encoder, pad_rows  # noqa: E402
 from engines.encoders.use_m3 import UseM3Encoder  # noqa: E402
 
 pytestmark = pytest.mark.slow  # builds the ONNX model (a few seconds)
@@ -184,7 +184,7 @@ def test_padding_does_not_change_embedding(encoder):
     assert _cosine(alone, batch[2:3])[0] > 0.99999
     # and directly at the backend level, with a much wider padded row
     rows = encoder.tokenize([short, LONG])
-    feeds = use_m3._pad(rows)
+    feeds = pad_rows(rows)
     out = encoder.backend.run(feeds)["embeddings"]
     assert _cosine(alone, out[:1])[0] > 0.99999
     # whatever ids sit under the zero mask are ignored
