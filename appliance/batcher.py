@@ -85,6 +85,31 @@ class MicroBatcher(Generic[Item, Result]):
             future.cancel()
             raise DeadlineExceeded(f"{self.name} did not answer within {timeout_s:.1f} s") from None
 
+    def submit_many(self, items: Sequence[Item], timeout_s: float = 10.0) -> list[Result]:
+        """:meth:`submit` for several items of one caller (a photo's text lines): they may
+        share batches with other callers' items. All or none are queued: when the queue
+        has no room for all of them, :class:`Overloaded` is raised and none runs."""
+        if self._stopping.is_set():
+            raise Overloaded(f"{self.name} is shutting down")
+        futures: list[Future] = []
+        try:
+            for item in items:
+                future: Future = Future()
+                self._queue.put_nowait((item, future))
+                futures.append(future)
+        except queue.Full:
+            for future in futures:
+                future.cancel()  # skipped by the worker
+            self.stats.rejected += 1
+            raise Overloaded(f"{self.name} queue is full ({self._queue.maxsize} waiting)") from None
+        deadline = time.monotonic() + timeout_s
+        try:
+            return [f.result(timeout=max(0.0, deadline - time.monotonic())) for f in futures]
+        except FutureTimeout:
+            for future in futures:
+                future.cancel()
+            raise DeadlineExceeded(f"{self.name} did not answer within {timeout_s:.1f} s") from None
+
     def close(self) -> None:
         """Finish what is queued, then stop the worker."""
         self._stopping.set()

@@ -249,5 +249,7 @@ class AskService:
     def close(self) -> None:
         """Finish queued work, flush the ask log, close the database."""
         self.encoder_batcher.close()
+        if self.ocr is not None:
+            self.ocr.close()
         self.asks.close()
         self.store.close()

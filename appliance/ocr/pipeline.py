@@ -23,7 +23,7 @@ from appliance.ocr.det import DetParams, TextDetector
 from appliance.ocr.geometry import crop_line, rotate_page
 from appliance.ocr.image import DecodedImage
 from appliance.ocr.layout import LayoutParams, TextBox, arrange
-from appliance.ocr.rec import HEIGHT, TextRecognizer
+from appliance.ocr.rec import HEIGHT, Reading, TextRecognizer
 from appliance.ocr.result import OcrLine
 from appliance.ocr.settings import OcrSettings
 from appliance.ocr.timing import Stopwatch
@@ -53,6 +53,17 @@ class OcrPipeline(Protocol):
 BackendFactory = Callable[[str], InferenceBackend]
 
 
+@dataclass
+class FoundLines:
+    """A page after detection and orientation: upright pixels, line boxes and crops."""
+
+    pixels: np.ndarray
+    quads: list[np.ndarray]
+    crops: list[np.ndarray]
+    rotation: int
+    watch: Stopwatch
+
+
 class PpOcrPipeline:
     def __init__(self, detector: TextDetector, classifier: AngleClassifier | None,
                  recognizer: TextRecognizer, layout: LayoutParams = LayoutParams()):
@@ -77,18 +88,31 @@ class PpOcrPipeline:
         return cls(detector, classifier, recognizer, LayoutParams(min_confidence=settings.min_confidence))
 
     def read(self, image: DecodedImage) -> PageText:
+        page = self.find_lines(image)
+        return self.finish(page, self.recognizer.read(page.crops) if page.crops else [])
+
+    def find_lines(self, image: DecodedImage) -> FoundLines:
+        """Detection and page orientation: the text lines as upright crops, not yet read.
+        (The reader runs this per photo and sends the crops of all photos in flight to
+        recognition in shared batches.)"""
         watch = Stopwatch()
         quads = [d.quad for d in self.detector.detect(image.pixels)]
         watch.lap("det")
         if not quads:
-            return PageText("", (), stage_ms={**watch.stages, "cls": 0.0, "rec": 0.0, "layout": 0.0})
+            return FoundLines(image.pixels, [], [], 0, watch)
         pixels, quads, crops, rotation = self.upright(image.pixels, quads, watch)
-        readings = self.recognizer.read(crops)
+        return FoundLines(pixels, quads, crops, rotation, watch)
+
+    def finish(self, page: FoundLines, readings: list[Reading]) -> PageText:
+        """Layout of the read lines into the question text."""
+        watch = page.watch
+        if not page.quads:
+            return PageText("", (), stage_ms={**watch.stages, "cls": 0.0, "rec": 0.0, "layout": 0.0})
         watch.lap("rec")
-        boxes = [TextBox(r.text, r.confidence, q) for r, q in zip(readings, quads)]
-        layout = arrange(boxes, pixels.shape[0], self.layout)
+        boxes = [TextBox(r.text, r.confidence, q) for r, q in zip(readings, page.quads)]
+        layout = arrange(boxes, page.pixels.shape[0], self.layout)
         watch.lap("layout")
-        return PageText(layout.text, layout.lines, layout.confidence, layout.dropped, rotation, watch.stages)
+        return PageText(layout.text, layout.lines, layout.confidence, layout.dropped, page.rotation, watch.stages)
 
     def upright(self, pixels: np.ndarray, quads: list[np.ndarray], watch: Stopwatch):
         """Turn the page (and its boxes) to read upright; returns pixels, quads, 48-px crops, degrees."""

@@ -6,8 +6,14 @@
     question = result.text
 
 Results are cached by the sha256 of the photo's bytes (LRU, ``cache_size`` entries):
-the same photo sent twice is read once. Thread-safe: one photo is read at a time
-(the models' backends are not thread-safe); cache hits do not wait for a read.
+the same photo sent twice is read once; cache hits do not wait for a read.
+
+Thread-safe and bounded. Detection and orientation run for one photo at a time; the
+text-line crops of every photo in flight go to recognition through one micro-batcher, so
+one photo's lines are read while the next photo is being detected, and lines of several
+photos share recognition batches. At most ``queue_max`` photos wait for the reader: one
+more raises :class:`Overloaded` at once (the API answers 503 + Retry-After), and a photo
+not read within ``deadline_s`` raises :class:`DeadlineExceeded`.
 """
 
 from __future__ import annotations
@@ -18,7 +24,11 @@ import logging
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+from appliance.batcher import DeadlineExceeded, MicroBatcher, Overloaded
 
 from appliance.ocr.errors import OcrBackendUnavailable
 from appliance.ocr.image import ImageLimits, check_size, decode_photo, enable_heic, read_photo_file
@@ -30,18 +40,28 @@ log = logging.getLogger(__name__)
 
 
 class OcrReader:
-    def __init__(self, pipeline: OcrPipeline, limits: ImageLimits = ImageLimits(), cache_size: int = 256):
+    def __init__(self, pipeline: OcrPipeline, limits: ImageLimits = ImageLimits(), cache_size: int = 256,
+                 queue_max: int = 8, deadline_s: float = 20.0, rec_batch_wait_ms: float = 5.0):
         self.pipeline = pipeline
         self.limits = limits
         self.cache_size = cache_size
+        self.queue_max = queue_max
+        self.deadline_s = deadline_s
         self._cache: OrderedDict[str, OcrResult] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._read_lock = threading.Lock()
+        self._waiting = 0
+        self._waiting_lock = threading.Lock()
         self.heic = enable_heic()
+        recognizer = getattr(pipeline, "recognizer", None)
+        self.rec_batcher = None if recognizer is None or not hasattr(pipeline, "find_lines") else MicroBatcher(
+            lambda crops: recognizer.read(crops), "ocr-rec", max_batch=64, max_wait_ms=rec_batch_wait_ms,
+            max_queue=64 * max(1, queue_max))
 
     @classmethod
     def open(cls, settings: OcrSettings = OcrSettings()) -> OcrReader:
-        return cls(open_pipeline(settings), settings.limits, settings.cache_size)
+        return cls(open_pipeline(settings), settings.limits, settings.cache_size, settings.queue_max,
+                   settings.deadline_s, settings.rec_batch_wait_ms)
 
     @property
     def backend(self) -> str:
@@ -60,20 +80,50 @@ class OcrReader:
         if hit is not None:
             ms = round((time.perf_counter() - started) * 1000, 3)
             return dataclasses.replace(hit, cached=True, stage_ms={"cache": ms})
-        with self._read_lock:
-            result = self._read(photo, sha256)
+        result = self._read(photo, sha256, time.monotonic() + self.deadline_s)
         self._remember(result)
         return result
+
+    def close(self) -> None:
+        if self.rec_batcher is not None:
+            self.rec_batcher.close()
 
     def read_file(self, path: str | Path) -> OcrResult:
         """:meth:`read` for a file; an oversize file is refused from its size alone."""
         return self.read(read_photo_file(path, self.limits))
 
-    def _read(self, photo: bytes, sha256: str) -> OcrResult:
-        started = time.perf_counter()
-        image = decode_photo(photo, self.limits)
-        decode_ms = round((time.perf_counter() - started) * 1000, 3)
-        page = self.pipeline.read(image)
+    @contextmanager
+    def _turn(self, deadline: float) -> Iterator[None]:
+        """This photo's turn at the detector: refused at once when ``queue_max`` photos
+        already wait, given up at ``deadline``."""
+        with self._waiting_lock:
+            if self._waiting >= self.queue_max:
+                raise Overloaded(f"photo reader busy: {self._waiting} photos waiting")
+            self._waiting += 1
+        try:
+            if not self._read_lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+                raise DeadlineExceeded(f"the photo was not read within {self.deadline_s:.0f} s")
+        finally:
+            with self._waiting_lock:
+                self._waiting -= 1
+        try:
+            yield
+        finally:
+            self._read_lock.release()
+
+    def _read(self, photo: bytes, sha256: str, deadline: float) -> OcrResult:
+        with self._turn(deadline):  # decoding too: only one full-size photo in memory at a time
+            started = time.perf_counter()
+            image = decode_photo(photo, self.limits)
+            decode_ms = round((time.perf_counter() - started) * 1000, 3)
+            if self.rec_batcher is None:  # a pipeline read as a whole (PaddleOCR)
+                page = self.pipeline.read(image)
+            else:
+                lines = self.pipeline.find_lines(image)
+        if self.rec_batcher is not None:
+            timeout = max(0.0, deadline - time.monotonic())
+            readings = self.rec_batcher.submit_many(lines.crops, timeout) if lines.crops else []
+            page = self.pipeline.finish(lines, readings)
         result = OcrResult(
             text=page.text, confidence=page.confidence, lines=page.lines,
             stage_ms=ordered_stages({"decode": decode_ms, **page.stage_ms}), sha256=sha256,

@@ -63,3 +63,40 @@ def test_deadline_and_errors_reach_the_caller():
     with pytest.raises(ValueError):
         failing.submit(2)
     failing.close()
+
+
+def _until(condition, seconds: float = 5.0) -> None:
+    stop = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < stop, "condition not reached"
+        time.sleep(0.005)
+
+
+def test_one_callers_items_share_batches_and_are_queued_all_or_none():
+    gate, running, seen = threading.Event(), threading.Event(), []
+
+    def run(items):
+        running.set()
+        gate.wait(5)
+        seen.append(list(items))
+        return [i * 10 for i in items]
+
+    batcher = MicroBatcher(run, "t", max_batch=16, max_wait_ms=50, max_queue=4)
+    results = {}
+    busy = threading.Thread(target=batcher.submit, args=(0,))
+    busy.start()
+    assert running.wait(5)  # the worker holds item 0 and waits at the gate
+    a = threading.Thread(target=lambda: results.__setitem__("a", batcher.submit_many([1, 2])))
+    b = threading.Thread(target=lambda: results.__setitem__("b", batcher.submit_many([3])))
+    a.start()
+    _until(lambda: batcher.depth == 2)
+    b.start()
+    _until(lambda: batcher.depth == 3)
+    with pytest.raises(Overloaded):
+        batcher.submit_many([4, 5])  # one free place, two items: neither runs
+    gate.set()
+    for t in (busy, a, b):
+        t.join()
+    batcher.close()
+    assert results == {"a": [10, 20], "b": [30]}
+    assert [1, 2, 3] in seen and not any(4 in batch or 5 in batch for batch in seen)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import csv
+import threading
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from PIL import Image
 
+from appliance.batcher import DeadlineExceeded, Overloaded
 from appliance.ocr.cer import cer
 from appliance.ocr.errors import ImageRejected, NoTextFound
 from appliance.ocr.reader import OcrReader
@@ -100,3 +103,79 @@ def test_a_200_mb_upload_is_refused_before_hashing_or_decoding():
     assert time.perf_counter() - started < 0.2
     assert info.value.code == "too_many_bytes" and "200 MB" in str(info.value)
     assert pipeline.calls == 0
+
+
+class _SlowLinesPipeline:
+    """Detection waits for ``release``; every line reads as "x"."""
+
+    name = "slow"
+
+    def __init__(self):
+        from appliance.ocr.rec import Reading
+
+        self.release, self.entered = threading.Event(), threading.Event()
+        self.recognizer = SimpleNamespace(read=lambda crops: [Reading("x", 1.0) for _ in crops])
+
+    def find_lines(self, image):
+        from appliance.ocr.pipeline import FoundLines
+        from appliance.ocr.timing import Stopwatch
+
+        self.entered.set()
+        self.release.wait(5)
+        return FoundLines(image.pixels, [np.zeros((4, 2), np.float32)], [image.pixels[:48]], 0, Stopwatch())
+
+    def finish(self, lines, readings):
+        from appliance.ocr.pipeline import PageText
+
+        return PageText("".join(r.text for r in readings), (), 1.0)
+
+
+def _photo(seed: int) -> bytes:
+    return encode(Image.new("RGB", (96, 96), (seed, seed, seed)), "PNG")
+
+
+def test_photos_beyond_the_queue_are_refused_at_once_and_late_ones_give_up():
+    pipeline = _SlowLinesPipeline()
+    reader = OcrReader(pipeline, queue_max=1, deadline_s=0.3)
+    first = threading.Thread(target=reader.read, args=(_photo(1),))
+    first.start()
+    assert pipeline.entered.wait(5)  # photo 1 is being read
+    second_failed = []
+
+    def second():
+        try:
+            reader.read(_photo(2))
+        except DeadlineExceeded as exc:
+            second_failed.append(exc)
+
+    waiting = threading.Thread(target=second)
+    waiting.start()
+    deadline = time.monotonic() + 5
+    while reader._waiting < 1 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    with pytest.raises(Overloaded):
+        reader.read(_photo(3))  # photo 2 already waits: the queue (1) is full
+    waiting.join()
+    assert second_failed  # photo 2 gave up at its deadline
+    pipeline.release.set()
+    first.join()
+    assert reader.read(_photo(4)).text == "x"  # the reader recovers
+    reader.close()
+
+
+def test_photos_read_at_once_get_the_same_text_as_one_by_one(photo_set):
+    from appliance.ocr.reader import open_pipeline
+
+    photos = [(photo_set / f"{qid}.jpg").read_bytes() for qid in list(truth(photo_set))[:4]]
+    alone = [OcrReader(open_pipeline(OcrSettings()), cache_size=0).read(p).text for p in photos]
+    reader = OcrReader(open_pipeline(OcrSettings()), cache_size=0)
+    together: dict[int, str] = {}
+    threads = [threading.Thread(target=lambda i=i: together.__setitem__(i, reader.read(photos[i]).text))
+               for i in range(len(photos))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    reader.close()
+    assert [together[i] for i in range(len(photos))] == alone
+    assert reader.rec_batcher.stats.items >= len(photos)  # every photo's lines went through the batcher
