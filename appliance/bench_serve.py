@@ -131,7 +131,7 @@ class _LogReader:
 
 def drive(port: int, queries: list[str], clients: int, requests: int | None = None,
           duration_s: float | None = None, photos: list[bytes] | None = None,
-          photo_share: float = 0.0) -> LoadResult:
+          photo_share: float = 0.0, unique_photos: bool = False) -> LoadResult:
     """``clients`` threads ask in turn until ``requests`` are done or ``duration_s`` passed."""
     lock = threading.Lock()
     result = LoadResult(clients, 0, 0, 0, 0, 0, 0.0)
@@ -151,7 +151,7 @@ def drive(port: int, queries: list[str], clients: int, requests: int | None = No
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         rng = random.Random(n)
         while (i := next_index()) is not None:
-            body, headers = _request_body(queries[i % len(queries)], photos, photo_share, rng)
+            body, headers = _request_body(queries[i % len(queries)], photos, photo_share, rng, unique_photos)
             started = time.perf_counter()
             try:
                 conn.request("POST", "/api/v1/ask", body=body, headers=headers)
@@ -177,10 +177,13 @@ def drive(port: int, queries: list[str], clients: int, requests: int | None = No
     return result
 
 
-def _request_body(text: str, photos: list[bytes] | None, share: float, rng: random.Random) -> tuple[bytes, dict]:
+def _request_body(text: str, photos: list[bytes] | None, share: float, rng: random.Random,
+                  unique_photos: bool = False) -> tuple[bytes, dict]:
     if photos and rng.random() < share:
         boundary = "eduqa-bench-boundary"
         photo = photos[rng.randrange(len(photos))]
+        if unique_photos:  # bytes after the JPEG's end marker: same picture, new sha256, no OCR cache hit
+            photo += rng.randbytes(16)
         body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"q.jpg\"\r\n"
                 f"Content-Type: image/jpeg\r\n\r\n").encode() + photo + f"\r\n--{boundary}--\r\n".encode()
         return body, {"Content-Type": f"multipart/form-data; boundary={boundary}"}
@@ -312,19 +315,21 @@ def rss_bytes(pid: int) -> int:
 
 
 def run_load_test(config: Config, clients: int, duration_s: float, bank_size: int,
-                  photos: list[bytes], photo_share: float) -> dict:
+                  photos: list[bytes], photo_share: float, unique_photos: bool = True) -> dict:
     """A bounded soak on loopback: ``clients`` for ``duration_s``, text and photo asks
-    mixed. Reports 5xx other than deliberate 503s, asks acknowledged but missing from
-    the log, and the server's memory after warm-up and at the end."""
+    mixed (with ``unique_photos`` every photo ask misses the OCR cache, so each is read in
+    full). Reports 5xx other than deliberate 503s, asks acknowledged but missing from the
+    log, and the server's memory after warm-up and at the end."""
     from appliance.asklog import AskLog, UnknownAskError
 
     with bench_data_dir(config) as bench_config:
         queries = prepare_bank(bench_config, bank_size)
         port = free_port()
         with running(our_server(bench_config, port), port) as server:
-            drive(port, queries, clients, duration_s=min(15.0, duration_s / 4), photos=photos, photo_share=photo_share)
+            mix = dict(photos=photos, photo_share=photo_share, unique_photos=unique_photos)
+            drive(port, queries, clients, duration_s=min(15.0, duration_s / 4), **mix)
             rss_warm = rss_bytes(server.pid)
-            result = drive(port, queries, clients, duration_s=duration_s, photos=photos, photo_share=photo_share)
+            result = drive(port, queries, clients, duration_s=duration_s, **mix)
             rss_end = rss_bytes(server.pid)
         log = AskLog(Store(bench_config.db_path))
         missing = 0
@@ -335,7 +340,7 @@ def run_load_test(config: Config, clients: int, duration_s: float, bank_size: in
                 missing += 1
         log.store.close()
     return {
-        **result.summary(), "duration_s": duration_s, "photo_share": photo_share,
+        **result.summary(), "duration_s": duration_s, "photo_share": photo_share, "unique_photos": unique_photos,
         "acknowledged": len(result.ask_ids), "missing_from_log": missing,
         "rss_after_warmup_mb": round(rss_warm / 2**20, 1), "rss_end_mb": round(rss_end / 2**20, 1),
         "rss_growth_pct": round(100 * (rss_end - rss_warm) / rss_warm, 1),

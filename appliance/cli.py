@@ -296,6 +296,9 @@ def serve(config: Config, host: str | None, port: int | None) -> None:
     from ui.status_data import manager_engines
 
     sdnotify.status("loading the encoder and the question bank")
+    from appliance.malloc import limit_arenas
+
+    limit_arenas(config.serving.malloc_arenas)
     blas_limit = _limit_blas_threads(config)  # noqa: F841 (held for the daemon's life)
     service = _service(config)
     app = create_app(service, close_service_on_shutdown=True)
@@ -384,16 +387,20 @@ def bench(config: Config, clients: str, requests: int, bank_size: int, baseline:
 @click.option("--bank-size", default=10_000, show_default=True)
 @click.option("--photos", type=click.Path(file_okay=False, exists=True), help="Folder of .jpg photos to mix in.")
 @click.option("--photo-share", default=0.2, show_default=True, help="Share of asks sent as photos.")
+@click.option("--unique-photos/--repeat-photos", default=True, show_default=True,
+              help="Make every photo ask new to the OCR cache (random bytes after the JPEG's end), "
+                   "or send the files as they are.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly_errors
 def loadtest(config: Config, clients: int, duration: float, bank_size: int, photos: str | None,
-             photo_share: float, as_json: bool) -> None:
+             photo_share: float, unique_photos: bool, as_json: bool) -> None:
     """Soak the server on loopback: no 5xx but deliberate 503s, no acknowledged ask lost, memory flat."""
     from appliance.bench_serve import run_load_test
 
     photo_bytes = [p.read_bytes() for p in sorted(Path(photos).glob("*.jpg"))] if photos else []
-    result = run_load_test(config, clients, duration, bank_size, photo_bytes, photo_share if photo_bytes else 0.0)
+    result = run_load_test(config, clients, duration, bank_size, photo_bytes, photo_share if photo_bytes else 0.0,
+                           unique_photos=unique_photos)
     click.echo(json.dumps(result) if as_json else "\n".join(f"{k:<22} {v}" for k, v in result.items()))
     if result["errors_5xx"] or result["missing_from_log"]:
         sys.exit(1)

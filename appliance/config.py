@@ -85,6 +85,9 @@ class ServingConfig:
     # numpy's BLAS threads in the daemon (the batched dense search). 1 leaves the cores to
     # the encoder and the requests: idle BLAS worker threads spin and take CPU from them.
     blas_threads: int = 1
+    # glibc malloc arenas in the daemon (0: glibc's default, 8 per core). Few arenas keep
+    # the memory of many request threads from creeping up.
+    malloc_arenas: int = 2
 
 
 @dataclass(frozen=True)
