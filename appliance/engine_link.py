@@ -44,11 +44,11 @@ def _held_back(question: str) -> bool:
     return digest[0] % HOLD_BACK_EVERY == 0
 
 
-def _packaged_texts(*names: str, with_answers: bool = False) -> list[str]:
+def _packaged_texts(*names: str) -> list[str]:
     from engines.textsets import read_texts
 
     with resources.as_file(resources.files("appliance") / "data") as folder:
-        return read_texts([folder / name for name in names], with_answers=with_answers)
+        return read_texts([folder / name for name in names])
 
 
 def _bank_rows(store: Store, config: Config) -> list[tuple[str, str]]:
@@ -57,8 +57,10 @@ def _bank_rows(store: Store, config: Config) -> list[tuple[str, str]]:
     rows = [tuple(row) for row in store.query(sql.KB_QUESTIONS_ANSWERS)]
     if rows or not config.bank.demo_bank:
         return rows
-    texts = _packaged_texts("demo_bank.jsonl", with_answers=True)
-    return list(zip(texts[0::2], texts[1::2]))
+    from appliance.bank_file import read_bank_file
+    from appliance.kb import demo_bank_path
+
+    return [(e.question, e.answer) for e in read_bank_file(demo_bank_path()).entries]
 
 
 def engine_text_data(config: Config) -> TextData:
