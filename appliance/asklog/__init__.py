@@ -1,0 +1,1 @@
+"""The ask log and its review: durable log, teacher review, usage, photo archive, ask tokens."""

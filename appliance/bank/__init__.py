@@ -1,0 +1,1 @@
+"""The question bank: bank files, the knowledge base, the teacher's bank editor."""

@@ -1,0 +1,1 @@
+"""Benchmarks and evaluation: ask path, serving, baselines, query-set and photo evaluation."""

@@ -1,0 +1,1 @@
+"""Small pieces every room may use: the clock, the micro-batcher, text normalisation."""

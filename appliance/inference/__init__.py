@@ -1,0 +1,1 @@
+"""Where the appliance meets engines/: which model serves and through which engine."""

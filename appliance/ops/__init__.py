@@ -1,0 +1,1 @@
+"""Operations: online backup and restore."""

@@ -1,0 +1,1 @@
+"""The HTTP server: JSON API, rate limits, systemd notify, malloc tuning."""

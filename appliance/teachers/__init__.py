@@ -1,0 +1,1 @@
+"""Teacher accounts: password hashes, sessions, lockout, the teacher CLI."""
