@@ -21,12 +21,12 @@ log = logging.getLogger("eduqa")
 
 
 def _user_errors() -> tuple[type[Exception], ...]:
-    from appliance.asklog import UnknownAskError
-    from appliance.bank_file import BankFileError
-    from appliance.evaluation import QueryFileError
-    from appliance.kb import BankImportRejected
-    from appliance.store import StoreError
-    from appliance.textnorm import EmptyQuestionError
+    from appliance.asklog.log import UnknownAskError
+    from appliance.bank.bank_file import BankFileError
+    from appliance.bench.evaluation import QueryFileError
+    from appliance.bank.kb import BankImportRejected
+    from appliance.db.store import StoreError
+    from appliance.common.textnorm import EmptyQuestionError
     from appliance.ocr.errors import OcrError
     from engines.backend import BackendError
     from engines.encoders import EncoderError
@@ -43,7 +43,7 @@ def friendly_errors(func):
         try:
             return func(*args, **kwargs)
         except _user_errors() as exc:
-            from appliance.kb import BankImportRejected
+            from appliance.bank.kb import BankImportRejected
 
             click.echo(f"error: {exc}", err=True)
             if isinstance(exc, BankImportRejected):
@@ -71,7 +71,7 @@ def main(ctx: click.Context, config_path: str | None, data_dir: str | None, verb
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     # `eduqa engines ...` calibrates and gates on the school's own bank and asked questions.
-    from appliance.engine_link import engine_text_data
+    from appliance.inference.engine_wiring import engine_text_data
     from engines.cli import TEXT_DATA_META
 
     ctx.meta[TEXT_DATA_META] = functools.partial(engine_text_data, ctx.obj)
@@ -86,7 +86,7 @@ def _limit_blas_threads(config: Config):
 
 
 def _service(config: Config, progress: bool = True):
-    from appliance.service import AskService
+    from appliance.ask.service import AskService
 
     return AskService.open(config, progress=progress)
 
@@ -101,7 +101,7 @@ def _service(config: Config, progress: bool = True):
 def ask(config: Config, text: str | None, photo: str | None, as_json: bool) -> None:
     """Ask one question (TEXT, or --photo PHOTO) and print the answer card."""
     from appliance.ocr.image import ImageLimits, read_photo_file
-    from appliance.textnorm import clean_question
+    from appliance.common.textnorm import clean_question
 
     if (text is None) == (photo is None):
         raise click.UsageError("give the question as TEXT or as --photo PHOTO (one of them)")
@@ -137,8 +137,8 @@ def kb() -> None:
 
 
 def _bank(config: Config):
-    from appliance.kb import QuestionBank
-    from appliance.store import Store
+    from appliance.bank.kb import QuestionBank
+    from appliance.db.store import Store
 
     return QuestionBank(Store(config.db_path))
 
@@ -186,7 +186,7 @@ def kb_stats(config: Config, as_json: bool) -> None:
 @friendly_errors
 def kb_remove_demo(config: Config) -> None:
     """Remove the bundled demo entries (the daemon will not reload them into a non-empty bank)."""
-    from appliance.kb import DEMO_ORIGIN
+    from appliance.bank.kb import DEMO_ORIGIN
 
     click.echo(f"removed {_bank(config).remove_origin(DEMO_ORIGIN)} demo entries")
 
@@ -198,8 +198,8 @@ def log_group() -> None:
 
 
 def _asks(config: Config):
-    from appliance.asklog import AskLog
-    from appliance.store import Store
+    from appliance.asklog.log import AskLog
+    from appliance.db.store import Store
 
     return AskLog(Store(config.db_path))
 
@@ -243,8 +243,8 @@ def log_export(config: Config, csv_file: str) -> None:
 def eval_command(config: Config, queries: str, as_json: bool, signal: str, show_failures: bool,
                  photos: str | None) -> None:
     """Top-1 accuracy per kind and abstain precision/recall on a query set."""
-    from appliance import evaluation
-    from appliance.service import AskService
+    from appliance.bench import evaluation
+    from appliance.ask.service import AskService
 
     query_list = evaluation.read_queries(queries)
     service = AskService.open(config, progress=not as_json, signal=signal)
@@ -289,14 +289,14 @@ def _print_summary(summary: dict) -> None:
 @friendly_errors
 def serve(config: Config, host: str | None, port: int | None) -> None:
     """Start the daemon: web pages and the JSON API on HOST:PORT."""
-    from appliance.api import create_app
+    from appliance.serve.api import create_app
 
-    from appliance import sdnotify
+    from appliance.serve import sdnotify
     from ui.mount import mount_ui
     from ui.status_data import manager_engines
 
     sdnotify.status("loading the encoder and the question bank")
-    from appliance.malloc import limit_arenas
+    from appliance.serve.malloc import limit_arenas
 
     limit_arenas(config.serving.malloc_arenas)
     blas_limit = _limit_blas_threads(config)  # noqa: F841 (held for the daemon's life)
@@ -321,7 +321,7 @@ def serve(config: Config, host: str | None, port: int | None) -> None:
 @friendly_errors
 def bench_ask(config: Config, bank_size: int, asks: int, as_json: bool) -> None:
     """Time the warm ask path (tokenise + encode + search + log) on a generated bank."""
-    from appliance.bench_ask import run_ask_bench
+    from appliance.bench.ask_path import run_ask_bench
 
     with _limit_blas_threads(config):
         result = run_ask_bench(config, bank_size=bank_size, asks=asks)
@@ -338,7 +338,7 @@ def bench_ask(config: Config, bank_size: int, asks: int, as_json: bool) -> None:
 @friendly_errors
 def openapi(config: Config, file: str | None) -> None:
     """Print (or write to FILE) the HTTP API's OpenAPI schema."""
-    from appliance.api import create_app
+    from appliance.serve.api import create_app
 
     schema = json.dumps(create_app(_service(config, progress=False)).openapi(), indent=2, ensure_ascii=False)
     if file:
@@ -361,12 +361,12 @@ def openapi(config: Config, file: str | None) -> None:
 def bench(config: Config, clients: str, requests: int, bank_size: int, baseline: bool,
           max_seconds: float, plot: str | None, as_json: bool) -> None:
     """Throughput and latency of the HTTP server under concurrent clients, vs the baseline."""
-    from appliance.bench_serve import headline, run_bench
+    from appliance.bench.serving import headline, run_bench
 
     counts = [int(c) for c in clients.split(",")]
     rows = run_bench(config, counts, requests, bank_size, baseline=baseline, max_seconds=max_seconds)
     if plot:
-        from appliance.bench_plot import plot_curve
+        from appliance.bench.plot import plot_curve
 
         plot_curve(rows, plot, title=f"eduqa bench: {config.encoder.model}, {bank_size} entries")
     summary = headline(rows, counts[-1] if len(counts) == 1 else 16 if 16 in counts else counts[-1])
@@ -396,7 +396,7 @@ def bench(config: Config, clients: str, requests: int, bank_size: int, baseline:
 def loadtest(config: Config, clients: int, duration: float, bank_size: int, photos: str | None,
              photo_share: float, unique_photos: bool, as_json: bool) -> None:
     """Soak the server on loopback: no 5xx but deliberate 503s, no acknowledged ask lost, memory flat."""
-    from appliance.bench_serve import run_load_test
+    from appliance.bench.serving import run_load_test
 
     photo_bytes = [p.read_bytes() for p in sorted(Path(photos).glob("*.jpg"))] if photos else []
     result = run_load_test(config, clients, duration, bank_size, photo_bytes, photo_share if photo_bytes else 0.0,
@@ -409,8 +409,8 @@ def loadtest(config: Config, clients: int, duration: float, bank_size: int, phot
 def _register_optional_commands() -> None:
     """Commands whose modules live beside the core (photo reading)."""
     from appliance.ocr.cli import eval_ocr, ocr
-    from appliance.ops_cli import backup_command, restore_command
-    from appliance.teacher_cli import teacher
+    from appliance.ops.cli import backup_command, restore_command
+    from appliance.teachers.cli import teacher
     from engines.cli import doctor, engines_group
 
     main.add_command(ocr)

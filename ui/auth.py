@@ -14,7 +14,7 @@ from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from appliance.teachers import MAX_PASSWORD_CHARS, LoginLocked, LoginRefused, TeacherAuth
+from appliance.teachers.accounts import MAX_PASSWORD_CHARS, LoginLocked, LoginRefused, TeacherAuth
 from appliance.ui_config import UiConfig
 from ui.i18n import pick_language
 

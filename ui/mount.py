@@ -1,6 +1,6 @@
 """Mount the web pages into the daemon's FastAPI app: the student page at ``/``, the
 teacher page at ``/teacher`` and the status page at ``/status`` (both behind the teacher
-login at ``/teacher/login``). Call after :func:`appliance.api.create_app`, so the JSON
+login at ``/teacher/login``). Call after :func:`appliance.serve.api.create_app`, so the JSON
 API's routes are matched first, and before the server starts."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import ui  # noqa: F401  (switches Gradio's network features off before it is im
 import gradio as gr
 from fastapi import FastAPI
 
-from appliance.bank_editor import BankEditor
-from appliance.ratelimit import RateLimiter
-from appliance.review import PhotoArchive, ReviewService, school_tz
-from appliance.service import AskService
-from appliance.teachers import TeacherAuth
+from appliance.bank.bank_editor import BankEditor
+from appliance.serve.ratelimit import RateLimiter
+from appliance.asklog.review import PhotoArchive, ReviewService, school_tz
+from appliance.ask.service import AskService
+from appliance.teachers.accounts import TeacherAuth
 from appliance.ui_config import UiConfig, check_ui_config
 from ui.auth import auth_dependency, install_login
 from ui.guard import NoRemoteFetch

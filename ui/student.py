@@ -9,12 +9,12 @@ from pathlib import Path
 
 import gradio as gr
 
-from appliance.batcher import DeadlineExceeded, Overloaded
-from appliance.ratelimit import RateLimiter
-from appliance.review import PhotoArchive
-from appliance.service import AskService, PhotoUnavailable
-from appliance.store import StoreError
-from appliance.textnorm import EmptyQuestionError
+from appliance.common.batcher import DeadlineExceeded, Overloaded
+from appliance.serve.ratelimit import RateLimiter
+from appliance.asklog.review import PhotoArchive
+from appliance.ask.service import AskService, PhotoUnavailable
+from appliance.db.store import StoreError
+from appliance.common.textnorm import EmptyQuestionError
 from appliance.ui_config import UiConfig
 from ui.i18n import t
 from ui.render import LATEX_DELIMITERS, message_html, meta_html, safe_markdown

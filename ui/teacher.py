@@ -6,9 +6,9 @@ from datetime import tzinfo
 
 import gradio as gr
 
-from appliance.bank_editor import BankEditor
-from appliance.review import PhotoArchive, ReviewService
-from appliance.store import Store
+from appliance.bank.bank_editor import BankEditor
+from appliance.asklog.review import PhotoArchive, ReviewService
+from appliance.db.store import Store
 from appliance.ui_config import UiConfig
 from ui.i18n import t
 from ui.status import header_html

@@ -10,10 +10,10 @@ from pathlib import Path
 import gradio as gr
 import pandas as pd
 
-from appliance.bank_editor import BankEditor, BankEntryError
-from appliance.bank_file import BankFileError
-from appliance.kb import BankImportRejected
-from appliance.store import StoreError
+from appliance.bank.bank_editor import BankEditor, BankEntryError
+from appliance.bank.bank_file import BankFileError
+from appliance.bank.kb import BankImportRejected
+from appliance.db.store import StoreError
 from ui.i18n import t
 from ui.render import LATEX_DELIMITERS, message_html, safe_markdown
 from ui.teacher_log import fresh_export

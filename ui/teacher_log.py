@@ -15,8 +15,8 @@ from pathlib import Path
 import gradio as gr
 import pandas as pd
 
-from appliance.bank_editor import BankEditor
-from appliance.review import (
+from appliance.bank.bank_editor import BankEditor
+from appliance.asklog.review import (
     MAX_ROWS,
     AskFilter,
     Correction,

@@ -8,9 +8,9 @@ from datetime import tzinfo
 import gradio as gr
 import pandas as pd
 
-from appliance.review import ReviewError, day_bounds
-from appliance.store import Store
-from appliance.usage import UNMATCHED, Usage, usage
+from appliance.asklog.review import ReviewError, day_bounds
+from appliance.db.store import Store
+from appliance.asklog.usage import UNMATCHED, Usage, usage
 from ui.i18n import t
 from ui.render import message_html
 from ui.teacher_log import parse_day

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm import tqdm
 
-from appliance import sql
-from appliance.store import Store
+from appliance.db import sql
+from appliance.db.store import Store
 from engines.encoders import SentenceEncoder
 
 log = logging.getLogger(__name__)

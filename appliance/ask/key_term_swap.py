@@ -28,7 +28,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from appliance.textnorm import fold
+from appliance.common.textnorm import fold
 
 # Token = one CJK character, or one run of Latin letters, or one number.
 _TOKEN = re.compile(r"[a-z]+|\d+(?:\.\d+)?|[^\sa-z\d]")

@@ -1,7 +1,7 @@
 """Answer policy: turn ranked candidates into one answer with a confidence, or abstain.
 
 Confidence is a number in [0, 1]: a logistic function of the best candidate's fused
-score (see :mod:`appliance.search`) and of its lead over the runner-up. Its
+score (see :mod:`appliance.ask.search`) and of its lead over the runner-up. Its
 parameters were fitted on the demo evaluation set so that a confidence of p means
 "about p of the answers given at this confidence were the right entry"; below the
 configured ``search.abstain_below`` the appliance abstains. docs/SEARCH.md has the figures.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from appliance.search import Candidate
+from appliance.ask.search import Candidate
 
 # Fitted on appliance/data/demo_eval.csv (see docs/SEARCH.md).
 SCORE_CENTRE = 0.55

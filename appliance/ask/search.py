@@ -10,7 +10,7 @@ list outvote a confident dense match):
 * ``numbers_match``: every number in the question also occurs in the entry. A
   problem with other numbers is another problem, whatever the text similarity;
 * ``conflict``: the question reads like the entry with one key term swapped
-  (周长 for 面积, "eat" for "go"), see :mod:`appliance.contrast`.
+  (周长 for 面积, "eat" for "go"), see :mod:`appliance.ask.key_term_swap`.
 
 A candidate with other numbers or a conflict is pushed down the ranking (its
 near-duplicate sibling may be the right answer) and is never given as the answer.
@@ -26,11 +26,11 @@ from typing import Literal
 
 import numpy as np
 
-from appliance import sql
-from appliance.contrast import conflicting_detail
-from appliance.dense_index import DenseIndex
-from appliance.kb import QuestionBank
-from appliance.textnorm import numbers, search_form, trigrams
+from appliance.db import sql
+from appliance.ask.key_term_swap import conflicting_detail
+from appliance.ask.dense_index import DenseIndex
+from appliance.bank.kb import QuestionBank
+from appliance.common.textnorm import numbers, search_form, trigrams
 
 Signal = Literal["hybrid", "dense", "bm25"]
 

@@ -8,20 +8,20 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from appliance.ask_tokens import AskTokens
-from appliance.asklog import AskLog, AskRecord
-from appliance.batcher import MicroBatcher
-from appliance.card import ABSTAIN_MESSAGE, AnswerCard, SimilarQuestion
+from appliance.asklog.tokens import AskTokens
+from appliance.asklog.log import AskLog, AskRecord
+from appliance.common.batcher import MicroBatcher
+from appliance.ask.card import ABSTAIN_MESSAGE, AnswerCard, SimilarQuestion
 from appliance.config import Config
-from appliance.dense_index import DenseIndex
-from appliance.kb import QuestionBank
-from appliance.metrics import ApplianceMetrics
-from appliance.photos import PhotoArchive
-from appliance.policy import Decision, decide
-from appliance.search import HybridSearch, Signal
-from appliance.store import Store
-from appliance.textnorm import clean_question, search_form
-from appliance.engine_link import open_encoder
+from appliance.ask.dense_index import DenseIndex
+from appliance.bank.kb import QuestionBank
+from appliance.ask.metrics import ApplianceMetrics
+from appliance.asklog.photo_archive import PhotoArchive
+from appliance.ask.policy import Decision, decide
+from appliance.ask.search import HybridSearch, Signal
+from appliance.db.store import Store
+from appliance.common.textnorm import clean_question, search_form
+from appliance.inference.engine_wiring import open_encoder
 from engines.encoders import SentenceEncoder
 
 log = logging.getLogger(__name__)

@@ -8,10 +8,10 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from appliance import sql
-from appliance.batcher import MicroBatcher
-from appliance.clock import Clock, utc_now
-from appliance.store import Store
+from appliance.db import sql
+from appliance.common.batcher import MicroBatcher
+from appliance.common.clock import Clock, utc_now
+from appliance.db.store import Store
 
 ASK_FIELDS = tuple(c.strip() for c in sql.ASK_COLUMNS.split(","))
 FEEDBACK_VALUES = ("up", "down")

@@ -12,11 +12,11 @@ from dataclasses import dataclass, fields
 from datetime import date, datetime, time, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo
 
-from appliance import review_sql
-from appliance.bank_editor import BankEntryError, make_entry, split_points
-from appliance.kb import QuestionBank
-from appliance.photos import PhotoArchive  # noqa: F401  (re-exported for the UI)
-from appliance.store import Store
+from appliance.db import review_sql
+from appliance.bank.bank_editor import BankEntryError, make_entry, split_points
+from appliance.bank.kb import QuestionBank
+from appliance.asklog.photo_archive import PhotoArchive  # noqa: F401  (re-exported for the UI)
+from appliance.db.store import Store
 
 log = logging.getLogger(__name__)
 

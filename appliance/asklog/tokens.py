@@ -10,8 +10,8 @@ import hashlib
 import hmac
 import secrets
 
-from appliance import sql
-from appliance.store import Store
+from appliance.db import sql
+from appliance.db.store import Store
 
 SECRET_KEY = "ask_token_secret"
 

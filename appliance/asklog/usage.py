@@ -7,9 +7,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 
-from appliance import review_sql
-from appliance.review import parse_utc
-from appliance.store import Store
+from appliance.db import review_sql
+from appliance.asklog.review import parse_utc
+from appliance.db.store import Store
 
 BUCKETS = ("hour", "day")
 MAX_BUCKETS = 24 * 93

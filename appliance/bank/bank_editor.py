@@ -11,15 +11,17 @@ import logging
 import re
 from pathlib import Path
 
-from appliance import review_sql, sql
-from appliance.bank_file import (
+from appliance.db import review_sql
+
+from appliance.db import sql
+from appliance.bank.bank_file import (
     MAX_ANSWER_CHARS,
     MAX_KNOWLEDGE_POINTS,
     MAX_QUESTION_CHARS,
     BankEntry,
 )
-from appliance.kb import BANK_VERSION_KEY, ImportSummary, QuestionBank
-from appliance.store import Store
+from appliance.bank.kb import BANK_VERSION_KEY, ImportSummary, QuestionBank
+from appliance.db.store import Store
 
 log = logging.getLogger(__name__)
 

@@ -15,11 +15,11 @@ from typing import Iterable
 
 from tqdm import tqdm
 
-from appliance import sql
-from appliance.bank_file import BankEntry, RowProblem, read_bank_file, write_bank_file
-from appliance.clock import Clock, utc_now
-from appliance.store import Store
-from appliance.textnorm import search_form
+from appliance.db import sql
+from appliance.bank.bank_file import BankEntry, RowProblem, read_bank_file, write_bank_file
+from appliance.common.clock import Clock, utc_now
+from appliance.db.store import Store
+from appliance.common.textnorm import search_form
 
 log = logging.getLogger(__name__)
 

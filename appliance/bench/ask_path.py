@@ -15,10 +15,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from appliance.bank_file import BankEntry
+from appliance.bank.bank_file import BankEntry
 from appliance.config import Config
-from appliance.evaluation import read_queries
-from appliance.kb import demo_eval_path
+from appliance.bench.evaluation import read_queries
+from appliance.bank.kb import demo_eval_path
 
 _TEMPLATES = (
     ("math", "7", "解方程：{a}x + {b} = {c}"),
@@ -63,7 +63,7 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def run_ask_bench(config: Config, bank_size: int, asks: int, seed: int = 7) -> dict:
-    from appliance.service import AskService
+    from appliance.ask.service import AskService
 
     with tempfile.TemporaryDirectory(prefix="eduqa-bench-") as tmp:
         # Keep the model cache of the real data dir: the ONNX export is not what we time.

@@ -4,7 +4,7 @@ One FastAPI endpoint: encode the question with the encoder package's own API (``
 ``USE().encode`` for the default encoder, sentence-transformers on PyTorch for MiniLM),
 cosine against the bank's embeddings in numpy, log the ask to SQLite, return the best
 entry. No batching, no cache, no lexical search. Run as its own process:
-``python -m appliance.bench_baseline --db BANK.db --encoder use-m3 --port 8090``.
+``python -m appliance.bench.baseline --db BANK.db --encoder use-m3 --port 8090``.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from appliance.policy import Decision
+from appliance.ask.policy import Decision
 
 KINDS = ("exact", "paraphrase", "partial", "unanswerable")
 HEADER = ("qid", "query", "expected_id", "kind")

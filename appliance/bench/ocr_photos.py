@@ -1,8 +1,8 @@
 """OCR benchmark: this pipeline vs RapidOCR with its defaults, same photos, same run;
 and the photo path's top-1 accuracy against the text path on the same queries.
 
-    python -m appliance.ocr.bench PHOTO_DIR [--repeat 3] [--det-max-side 640] [--threads 1] [--no-baseline]
-    python -m appliance.ocr.bench PHOTO_DIR --top1 --data-dir DIR [--queries FILE]
+    python -m appliance.bench.ocr_photos PHOTO_DIR [--repeat 3] [--det-max-side 640] [--threads 1] [--no-baseline]
+    python -m appliance.bench.ocr_photos PHOTO_DIR --top1 --data-dir DIR [--queries FILE]
 
 PHOTO_DIR is an eval-ocr folder (``<qid>.jpg`` + ``truth.csv``), e.g. the one
 ``tests/photos/make_photos.py`` writes. Timings alternate the two systems photo by
@@ -121,8 +121,8 @@ def add_errors(tally: Tally, qid: str, truth: str, text: str) -> None:
 def photo_vs_text(folder: Path, texts: dict[str, str], data_dir: str, queries: str) -> dict:
     """Top-1 of decide_only(OCR text) vs decide_only(typed query), same queries."""
     from appliance.config import load_config
-    from appliance.evaluation import read_queries
-    from appliance.service import AskService
+    from appliance.bench.evaluation import read_queries
+    from appliance.ask.service import AskService
 
     service = AskService.open(load_config(data_dir=data_dir))
     printed = {row.qid: row.text for row in read_truth(folder)}

@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from appliance.bench_ask import generate_bank
+from appliance.bench.ask_path import generate_bank
 from appliance.config import Config
-from appliance.evaluation import read_queries
-from appliance.kb import QuestionBank, demo_eval_path
-from appliance.store import Store
+from appliance.bench.evaluation import read_queries
+from appliance.bank.kb import QuestionBank, demo_eval_path
+from appliance.db.store import Store
 
 READY_TIMEOUT_S = 600
 
@@ -251,7 +251,7 @@ def our_server(config: Config, port: int) -> list[str]:
 
 
 def baseline_server(config: Config, port: int) -> list[str]:
-    return [sys.executable, "-m", "appliance.bench_baseline", "--db", str(config.db_path),
+    return [sys.executable, "-m", "appliance.bench.baseline", "--db", str(config.db_path),
             "--encoder", config.encoder.model, "--port", str(port)]
 
 
@@ -320,7 +320,7 @@ def run_load_test(config: Config, clients: int, duration_s: float, bank_size: in
     mixed (with ``unique_photos`` every photo ask misses the OCR cache, so each is read in
     full). Reports 5xx other than deliberate 503s, asks acknowledged but missing from the
     log, and the server's memory after warm-up and at the end."""
-    from appliance.asklog import AskLog, UnknownAskError
+    from appliance.asklog.log import AskLog, UnknownAskError
 
     with bench_data_dir(config) as bench_config:
         queries = prepare_bank(bench_config, bank_size)

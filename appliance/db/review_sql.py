@@ -1,4 +1,4 @@
-"""SQL for teacher accounts, ask review and the bank editor (tables in ``appliance.sql``).
+"""SQL for teacher accounts, ask review and the bank editor (tables in ``appliance.db.sql``).
 
 Values always travel as parameters; the optional filters of the ask log are fixed
 clauses of the form ``(:x IS NULL OR ...)``, so no statement is built from user text.

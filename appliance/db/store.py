@@ -19,7 +19,7 @@ from typing import Iterator
 
 import sqlite_utils
 
-from appliance import sql
+from appliance.db import sql
 
 log = logging.getLogger(__name__)
 

@@ -8,9 +8,9 @@ import hashlib
 import logging
 from importlib import resources
 
-from appliance import sql
+from appliance.db import sql
 from appliance.config import Config
-from appliance.store import Store
+from appliance.db.store import Store
 from engines.encoders import SentenceEncoder, load_encoder
 from engines.precision_plan import TextData, read_text_sets
 
@@ -57,8 +57,8 @@ def _bank_rows(store: Store, config: Config) -> list[tuple[str, str]]:
     rows = [tuple(row) for row in store.query(sql.KB_QUESTIONS_ANSWERS)]
     if rows or not config.bank.demo_bank:
         return rows
-    from appliance.bank_file import read_bank_file
-    from appliance.kb import demo_bank_path
+    from appliance.bank.bank_file import read_bank_file
+    from appliance.bank.kb import demo_bank_path
 
     return [(e.question, e.answer) for e in read_bank_file(demo_bank_path()).entries]
 

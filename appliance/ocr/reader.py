@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from appliance.batcher import DeadlineExceeded, MicroBatcher, Overloaded
+from appliance.common.batcher import DeadlineExceeded, MicroBatcher, Overloaded
 
 from appliance.ocr.errors import OcrBackendUnavailable
 from appliance.ocr.image import ImageLimits, check_size, decode_photo, enable_heic, read_photo_file

@@ -2,7 +2,7 @@
 
 Registered on the main group in ``appliance/cli.py``::
 
-    from appliance.ops_cli import backup_command, restore_command
+    from appliance.ops.cli import backup_command, restore_command
     main.add_command(backup_command)
     main.add_command(restore_command)
 
@@ -21,14 +21,14 @@ from pathlib import Path
 
 import click
 
-from appliance.backup import DEFAULT_KEEP_DAYS, BackupError, default_backup_dir
+from appliance.ops.backup import DEFAULT_KEEP_DAYS, BackupError, default_backup_dir
 from appliance.config import Config
 
 
 def _ops_errors(func):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        from appliance.store import StoreError
+        from appliance.db.store import StoreError
 
         try:
             return func(*args, **kwargs)
@@ -83,7 +83,7 @@ def run_as_data_owner(data_dir: Path) -> str | None:
 def backup_command(config: Config, dest: str | None, keep_days: int | None, as_json: bool) -> None:
     """Online backup of the database (the daemon keeps serving), checked with
     PRAGMA integrity_check; old backups pruned."""
-    from appliance.backup import backup
+    from appliance.ops.backup import backup
 
     default_dest, default_keep = _backup_settings(config)
     switched = run_as_data_owner(config.data_dir)
@@ -110,7 +110,7 @@ def restore_command(config: Config, file: str) -> None:
     """Replace the database with the backup FILE. Stop the daemon first
     (systemctl stop eduqa). FILE is checked (SQLite content, integrity, eduqa tables)
     before anything changes; the replaced database is kept beside it."""
-    from appliance.backup import restore
+    from appliance.ops.backup import restore
 
     switched = run_as_data_owner(config.data_dir)
     if switched:

@@ -19,13 +19,13 @@ from fastapi.responses import JSONResponse, Response
 from starlette.formparsers import MultiPartException
 from pydantic import BaseModel
 
-from appliance.asklog import UnknownAskError
-from appliance.batcher import DeadlineExceeded, Overloaded
+from appliance.asklog.log import UnknownAskError
+from appliance.common.batcher import DeadlineExceeded, Overloaded
 from appliance.ocr.errors import ImageRejected
-from appliance.ratelimit import RateLimiter
-from appliance.service import AskService, PhotoUnavailable
-from appliance.store import StoreError
-from appliance.textnorm import EmptyQuestionError
+from appliance.serve.ratelimit import RateLimiter
+from appliance.ask.service import AskService, PhotoUnavailable
+from appliance.db.store import StoreError
+from appliance.common.textnorm import EmptyQuestionError
 
 log = logging.getLogger(__name__)
 

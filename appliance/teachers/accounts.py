@@ -22,9 +22,9 @@ from typing import Callable
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from appliance import review_sql
-from appliance.clock import Clock, utc_now
-from appliance.store import Store
+from appliance.db import review_sql
+from appliance.common.clock import Clock, utc_now
+from appliance.db.store import Store
 
 log = logging.getLogger(__name__)
 

@@ -16,8 +16,8 @@ from appliance.config import Config
 
 
 def _accounts(config: Config):
-    from appliance.store import Store
-    from appliance.teachers import TeacherAccounts
+    from appliance.db.store import Store
+    from appliance.teachers.accounts import TeacherAccounts
 
     return TeacherAccounts(Store(config.db_path))
 
@@ -25,8 +25,8 @@ def _accounts(config: Config):
 def _known_errors(func):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        from appliance.store import StoreError
-        from appliance.teachers import TeacherError
+        from appliance.db.store import StoreError
+        from appliance.teachers.accounts import TeacherError
 
         try:
             return func(*args, **kwargs)
@@ -55,7 +55,7 @@ def teacher() -> None:
 @_known_errors
 def teacher_add(config: Config, username: str, password_stdin: bool) -> None:
     """Create an account for USERNAME."""
-    from appliance.teachers import check_password, normalise_username
+    from appliance.teachers.accounts import check_password, normalise_username
 
     normalise_username(username)  # refuse a bad name before asking for a password
     password = _password(password_stdin)
@@ -71,7 +71,7 @@ def teacher_add(config: Config, username: str, password_stdin: bool) -> None:
 @_known_errors
 def teacher_passwd(config: Config, username: str, password_stdin: bool) -> None:
     """Set a new password for USERNAME (ends the sessions logged in with the old one)."""
-    from appliance.teachers import UnknownTeacherError, normalise_username
+    from appliance.teachers.accounts import UnknownTeacherError, normalise_username
 
     accounts = _accounts(config)
     name = normalise_username(username)
@@ -87,7 +87,7 @@ def teacher_passwd(config: Config, username: str, password_stdin: bool) -> None:
 @_known_errors
 def teacher_remove(config: Config, username: str) -> None:
     """Delete the account of USERNAME (its sessions end at their next request)."""
-    from appliance.teachers import normalise_username
+    from appliance.teachers.accounts import normalise_username
 
     _accounts(config).remove(username)
     click.echo(f"teacher {normalise_username(username)} removed")

@@ -1,7 +1,7 @@
 """Engine test fixtures: real text from the demo files, and engines built once per session.
 
 The demo files are read directly (engines never import the appliance). As on a
-fresh appliance (``appliance.engine_link``): calibration is the bank's questions and
+fresh appliance (``appliance.inference.engine_wiring``): calibration is the bank's questions and
 answers (328 texts, fewer than 500, which manifests record); the gate's held-back
 queries are both demo eval sets (475, of which 107 without CJK for MiniLM).
 """

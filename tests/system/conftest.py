@@ -72,7 +72,7 @@ def get(port: int, path: str, timeout: float = 30.0) -> tuple[int, bytes]:
 def eduqa_cli():
     """The main click group with the backup/restore commands registered (as the lead will)."""
     from appliance.cli import main
-    from appliance.ops_cli import backup_command, restore_command
+    from appliance.ops.cli import backup_command, restore_command
 
     main.add_command(backup_command)
     main.add_command(restore_command)

@@ -2,7 +2,7 @@
 registered, for subprocess tests (until appliance/cli.py registers them itself)."""
 
 from appliance.cli import main
-from appliance.ops_cli import backup_command, restore_command
+from appliance.ops.cli import backup_command, restore_command
 
 main.add_command(backup_command)
 main.add_command(restore_command)

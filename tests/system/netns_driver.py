@@ -16,7 +16,7 @@ import threading
 import time
 from pathlib import Path
 
-from appliance.bench_serve import drive, free_port, running
+from appliance.bench.serving import drive, free_port, running
 
 TCP_STATES = {"01": "ESTABLISHED", "02": "SYN_SENT", "03": "SYN_RECV", "04": "FIN_WAIT1", "05": "FIN_WAIT2",
               "06": "TIME_WAIT", "07": "CLOSE", "08": "CLOSE_WAIT", "09": "LAST_ACK", "0A": "LISTEN",

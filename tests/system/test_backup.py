@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from appliance import backup as bk
-from appliance.asklog import AskLog, AskRecord
-from appliance.kb import QuestionBank
-from appliance.store import Store
+from appliance.ops import backup as bk
+from appliance.asklog.log import AskLog, AskRecord
+from appliance.bank.kb import QuestionBank
+from appliance.db.store import Store
 from tests.system.conftest import REPO, require_root
 
 T0 = datetime(2026, 11, 30, 2, 30, 0, tzinfo=timezone.utc)
@@ -94,8 +94,8 @@ def test_backup_is_online_while_another_process_writes(tmp_path):
     writer = subprocess.Popen([sys.executable, "-c", (
         "import sys, itertools\n"
         "from pathlib import Path\n"
-        "from appliance.asklog import AskLog\n"
-        "from appliance.store import Store\n"
+        "from appliance.asklog.log import AskLog\n"
+        "from appliance.db.store import Store\n"
         "from tests.system.test_backup import record\n"
         "log = AskLog(Store(Path(sys.argv[1])))\n"
         "print('writing', flush=True)\n"
@@ -210,7 +210,7 @@ def test_restore_refuses_while_the_daemon_has_the_database_open(tmp_path):
     db = make_db(tmp_path / "data", asks=3)
     good = bk.backup(db, tmp_path / "b", now=clock(T0)).path
     holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time\nfrom pathlib import Path\nfrom appliance.store import Store\n"
+        "import sys, time\nfrom pathlib import Path\nfrom appliance.db.store import Store\n"
         "s = Store(Path(sys.argv[1])); s.query('SELECT count(*) FROM asks')\n"
         "print('open', flush=True); time.sleep(60)\n"), str(db)], stdout=subprocess.PIPE, text=True, cwd=REPO)
     try:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from appliance.asklog import AskLog, AskRecord
-from appliance.bench_serve import free_port, running
-from appliance.store import Store, StoreError
+from appliance.asklog.log import AskLog, AskRecord
+from appliance.bench.serving import free_port, running
+from appliance.db.store import Store, StoreError
 from tests.system.conftest import post_ask, serve_command
 
 

@@ -12,7 +12,7 @@ import sqlite3
 
 import pytest
 
-from appliance.bench_serve import free_port, running
+from appliance.bench.serving import free_port, running
 from tests.system.conftest import REPO, fill, get, link_model_cache, post_ask, serve_command
 
 pytestmark = pytest.mark.slow

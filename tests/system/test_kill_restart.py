@@ -2,7 +2,7 @@
 on the same data dir (as systemd's Restart=on-failure would): every ask that got a 200
 is served back by the new daemon, and the database is intact.
 
-(tests/appliance/test_crash.py kills an in-process service; this goes through
+(tests/appliance/asklog/test_crash.py kills an in-process service; this goes through
 ``eduqa serve``, the HTTP API and a real restart.)
 """
 
@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from appliance.bench_serve import drive, free_port, running
+from appliance.bench.serving import drive, free_port, running
 from tests.system.conftest import get, serve_command
 
 pytestmark = pytest.mark.slow

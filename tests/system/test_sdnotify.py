@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from appliance import sdnotify
-from appliance.bench_serve import free_port
+from appliance.serve import sdnotify
+from appliance.bench.serving import free_port
 from tests.system.conftest import REPO, get, serve_command
 
 
@@ -150,7 +150,7 @@ def test_a_health_check_that_raises_is_unhealthy(fake_systemd):
 SERVER = textwrap.dedent("""
     import sys, time
     from fastapi import FastAPI
-    from appliance import sdnotify
+    from appliance.serve import sdnotify
 
     app = FastAPI()
 
@@ -213,7 +213,7 @@ def test_serve_uvicorn_sends_no_ready_when_the_port_is_taken(fake_systemd):
 
 @pytest.mark.slow
 @pytest.mark.skipif("sdnotify" not in (REPO / "appliance/cli.py").read_text(),
-                    reason="eduqa serve does not use appliance.sdnotify yet (the lead wires it into cli.py)")
+                    reason="eduqa serve does not use appliance.serve.sdnotify yet (the lead wires it into cli.py)")
 def test_eduqa_serve_notifies_systemd(fake_systemd, config):
     port = free_port()
     env = {**os.environ, "NOTIFY_SOCKET": fake_systemd.address, "WATCHDOG_USEC": "2000000"}

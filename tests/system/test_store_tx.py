@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from appliance.store import Store, StoreError
+from appliance.db.store import Store, StoreError
 
 
 def fill_table_until_full(store: Store, tx) -> StoreError:

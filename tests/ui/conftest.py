@@ -84,10 +84,10 @@ def live_server(tmp_path_factory, model_cache):
     import uvicorn
     from argon2 import PasswordHasher
 
-    from appliance.api import create_app
+    from appliance.serve.api import create_app
     from appliance.config import Config
-    from appliance.service import AskService
-    from appliance.teachers import TeacherAuth
+    from appliance.ask.service import AskService
+    from appliance.teachers.accounts import TeacherAuth
     from appliance.ui_config import UiConfig
     from ui.mount import mount_pages
 

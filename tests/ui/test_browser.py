@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from appliance.bank_file import BankEntry
+from appliance.bank.bank_file import BankEntry
 from tests.ui.conftest import PASSWORD, TEACHER
 
 pytestmark = pytest.mark.slow
@@ -383,8 +383,8 @@ def test_teacher_sees_the_photo_and_ocr_text_of_a_photo_ask(live_server, browser
     photo path logs it) with its photo in the archive."""
     from PIL import Image
 
-    from appliance.asklog import AskRecord
-    from appliance.review import PhotoArchive
+    from appliance.asklog.log import AskRecord
+    from appliance.asklog.review import PhotoArchive
 
     out = io.BytesIO()
     Image.new("RGB", (320, 120), (250, 250, 240)).save(out, "PNG")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from appliance.card import AnswerCard
+from appliance.ask.card import AnswerCard
 from ui.render import chips_html, confidence_html, message_html, meta_html, safe_markdown
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from appliance.metrics import ApplianceMetrics
+from appliance.ask.metrics import ApplianceMetrics
 from ui.status_data import EngineStatus, encoder_engines, histogram_percentiles, manager_engines
 
 

@@ -8,13 +8,13 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from appliance.asklog import UnknownAskError
-from appliance.batcher import Overloaded
-from appliance.card import AnswerCard, SimilarQuestion
-from appliance.ratelimit import RateLimiter
-from appliance.review import PhotoArchive
-from appliance.service import PhotoUnavailable
-from appliance.textnorm import EmptyQuestionError
+from appliance.asklog.log import UnknownAskError
+from appliance.common.batcher import Overloaded
+from appliance.ask.card import AnswerCard, SimilarQuestion
+from appliance.serve.ratelimit import RateLimiter
+from appliance.asklog.review import PhotoArchive
+from appliance.ask.service import PhotoUnavailable
+from appliance.common.textnorm import EmptyQuestionError
 from ui.student import SIMILAR_SHOWN, NoTextFound, Outcome, StudentDesk, render
 
 CARD = AnswerCard(ask_id=7, question="解方程：2x + 3 = 13", abstained=False, confidence=0.99, answer="x = 5",

@@ -8,8 +8,8 @@ import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
-from appliance.api import create_app
-from appliance.service import AskService
+from appliance.serve.api import create_app
+from appliance.ask.service import AskService
 
 
 @pytest.fixture(scope="module")
@@ -21,8 +21,8 @@ def photos(tmp_path_factory):
         samples = make_set(folder, count=2, seed=3)
     except FontMissing as exc:
         pytest.skip(f"CJK font missing (apt-get install fonts-noto-cjk): {exc}")
-    from appliance.evaluation import read_queries
-    from appliance.kb import demo_eval_path
+    from appliance.bench.evaluation import read_queries
+    from appliance.bank.kb import demo_eval_path
 
     expected = {q.qid: q.expected_id for q in read_queries(demo_eval_path())}
     return [(expected[s.qid], (folder / f"{s.qid}.jpg").read_bytes()) for s in samples]

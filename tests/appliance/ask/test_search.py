@@ -1,13 +1,13 @@
 import numpy as np
 import pytest
 
-from appliance import search as search_module
-from appliance.bank_file import BankEntry
-from appliance.dense_index import DenseIndex
-from appliance.kb import QuestionBank
-from appliance.search import HybridSearch
-from appliance.store import Store
-from appliance.textnorm import search_form, trigrams
+from appliance.ask import search as search_module
+from appliance.bank.bank_file import BankEntry
+from appliance.ask.dense_index import DenseIndex
+from appliance.bank.kb import QuestionBank
+from appliance.ask.search import HybridSearch
+from appliance.db.store import Store
+from appliance.common.textnorm import search_form, trigrams
 
 
 class _HashEncoder:

@@ -2,8 +2,8 @@
 
 import pytest
 
-from appliance.service import AskService
-from appliance.textnorm import EmptyQuestionError
+from appliance.ask.service import AskService
+from appliance.common.textnorm import EmptyQuestionError
 
 
 @pytest.fixture

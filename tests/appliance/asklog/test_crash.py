@@ -8,13 +8,13 @@ import textwrap
 
 import pytest
 
-from appliance.asklog import AskLog
-from appliance.store import Store
+from appliance.asklog.log import AskLog
+from appliance.db.store import Store
 
 CHILD = textwrap.dedent("""
     import sys, threading
     from appliance.config import load_config
-    from appliance.service import AskService
+    from appliance.ask.service import AskService
 
     service = AskService.open(load_config())
     print("ready", flush=True)

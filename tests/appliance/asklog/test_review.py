@@ -8,11 +8,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from appliance.asklog import AskLog, AskRecord
-from appliance.bank_editor import BankEditor, BankEntryError, UnknownEntry, make_entry
-from appliance.bank_file import BankEntry, BankFileError
-from appliance.kb import BankImportRejected, QuestionBank
-from appliance.review import (
+from appliance.asklog.log import AskLog, AskRecord
+from appliance.bank.bank_editor import BankEditor, BankEntryError, UnknownEntry, make_entry
+from appliance.bank.bank_file import BankEntry, BankFileError
+from appliance.bank.kb import BankImportRejected, QuestionBank
+from appliance.asklog.review import (
     AskFilter,
     Correction,
     PhotoArchive,
@@ -23,8 +23,8 @@ from appliance.review import (
     local_text,
     parse_points,
 )
-from appliance.store import Store
-from appliance.usage import UNMATCHED, UsageError, usage
+from appliance.db.store import Store
+from appliance.asklog.usage import UNMATCHED, UsageError, usage
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 
@@ -242,7 +242,7 @@ def test_photo_archive(tmp_path):
 
 
 def test_timestamps_round_trip():
-    from appliance.review import parse_utc, utc_iso
+    from appliance.asklog.review import parse_utc, utc_iso
 
     moment = datetime(2026, 11, 30, 1, 2, 3, 456000, tzinfo=timezone.utc)
     assert parse_utc(utc_iso(moment)) == moment

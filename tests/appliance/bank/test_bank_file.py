@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from appliance.bank_file import BankFileError, FIELDS, read_bank_file, write_bank_file
+from appliance.bank.bank_file import BankFileError, FIELDS, read_bank_file, write_bank_file
 
 HEADER = ",".join(FIELDS)
 

@@ -2,10 +2,10 @@ import json
 
 import pytest
 
-from appliance.bank_file import FIELDS, read_bank_file
-from appliance.kb import BankImportRejected, DEMO_ORIGIN, QuestionBank, demo_bank_path, demo_eval_path
-from appliance.evaluation import read_queries
-from appliance.store import Store
+from appliance.bank.bank_file import FIELDS, read_bank_file
+from appliance.bank.kb import BankImportRejected, DEMO_ORIGIN, QuestionBank, demo_bank_path, demo_eval_path
+from appliance.bench.evaluation import read_queries
+from appliance.db.store import Store
 
 HEADER = ",".join(FIELDS)
 SUBJECTS = {"math", "physics", "chemistry", "biology", "geography", "history", "chinese", "english"}

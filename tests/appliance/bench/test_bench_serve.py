@@ -4,7 +4,7 @@ import random
 
 from PIL import Image
 
-from appliance.bench_serve import _fresh_slices, _request_body
+from appliance.bench.serving import _fresh_slices, _request_body
 from appliance.ocr.image import ImageLimits, decode_photo
 
 

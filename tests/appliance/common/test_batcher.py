@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from appliance.batcher import DeadlineExceeded, MicroBatcher, Overloaded
+from appliance.common.batcher import DeadlineExceeded, MicroBatcher, Overloaded
 
 
 def test_concurrent_items_share_batches_and_get_their_own_rows():

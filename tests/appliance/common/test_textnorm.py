@@ -1,6 +1,6 @@
 import pytest
 
-from appliance.textnorm import EmptyQuestionError, clean_question, numbers, search_form, trigrams
+from appliance.common.textnorm import EmptyQuestionError, clean_question, numbers, search_form, trigrams
 
 
 def test_search_form_folds_width_case_space_and_punctuation():

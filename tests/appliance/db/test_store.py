@@ -2,8 +2,8 @@ import threading
 
 import pytest
 
-from appliance import sql
-from appliance.store import Store, StoreError
+from appliance.db import sql
+from appliance.db.store import Store, StoreError
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from appliance.batcher import DeadlineExceeded, Overloaded
+from appliance.common.batcher import DeadlineExceeded, Overloaded
 from appliance.ocr.cer import cer
 from appliance.ocr.errors import ImageRejected, NoTextFound
 from appliance.ocr.reader import OcrReader

@@ -5,9 +5,9 @@ import dataclasses
 import pytest
 from fastapi.testclient import TestClient
 
-from appliance.api import create_app
+from appliance.serve.api import create_app
 from appliance.config import ServingConfig
-from appliance.service import AskService
+from appliance.ask.service import AskService
 
 
 def make_client(config, **serving):

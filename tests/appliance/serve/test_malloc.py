@@ -2,7 +2,7 @@ import sys
 
 import pytest
 
-from appliance.malloc import limit_arenas
+from appliance.serve.malloc import limit_arenas
 
 
 def test_zero_leaves_malloc_alone():

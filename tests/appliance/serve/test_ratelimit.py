@@ -1,4 +1,4 @@
-from appliance.ratelimit import RateLimiter
+from appliance.serve.ratelimit import RateLimiter
 
 
 class FakeClock:

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from appliance.asklog import AskLog
-from appliance.bench_serve import drive, free_port, running
-from appliance.store import Store
+from appliance.asklog.log import AskLog
+from appliance.bench.serving import drive, free_port, running
+from appliance.db.store import Store
 
 
 @pytest.mark.slow

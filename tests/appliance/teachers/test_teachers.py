@@ -7,9 +7,9 @@ import pytest
 from argon2 import PasswordHasher
 from click.testing import CliRunner
 
-from appliance.store import Store
-from appliance.teacher_cli import teacher
-from appliance.teachers import (
+from appliance.db.store import Store
+from appliance.teachers.cli import teacher
+from appliance.teachers.accounts import (
     BadUsernameError,
     LoginGuard,
     LoginLocked,

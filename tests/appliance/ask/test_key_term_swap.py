@@ -1,4 +1,4 @@
-from appliance.contrast import conflicting_detail, tokens
+from appliance.ask.key_term_swap import conflicting_detail, tokens
 
 # What the bank knows, in search form (lower case, no spaces or punctuation), as
 # HybridSearch passes it.

@@ -2,12 +2,12 @@ import dataclasses
 
 import pytest
 
-from appliance import engine_link
-from appliance.asklog import AskLog, AskRecord
-from appliance.bank_file import BankEntry
+from appliance.inference import engine_wiring
+from appliance.asklog.log import AskLog, AskRecord
+from appliance.bank.bank_file import BankEntry
 from appliance.config import BankConfig, EncoderConfig
-from appliance.kb import QuestionBank
-from appliance.store import Store
+from appliance.bank.kb import QuestionBank
+from appliance.db.store import Store
 from engines.manager import serving_model_key
 from engines.status import ModelStatus
 
@@ -29,7 +29,7 @@ def _fill(config, questions_asked: list[str], bank_size: int = 3) -> None:
 def test_calibration_is_bank_and_asks_and_held_back_asks_never_calibrate(config):
     asked = [f"student question number {i}" for i in range(400)]
     _fill(config, asked + asked[:50])  # repeats count once
-    data = engine_link.engine_text_data(config)
+    data = engine_wiring.engine_text_data(config)
     assert data.bank == ("bank question 0", "bank question 1", "bank question 2")
     assert {"bank question 1", "worked answer 1"} <= set(data.calibration)
     from_log = [q for q in data.queries if q.startswith("student")]
@@ -40,22 +40,22 @@ def test_calibration_is_bank_and_asks_and_held_back_asks_never_calibrate(config)
 
 def test_young_log_is_topped_up_with_the_demo_eval_queries(config):
     _fill(config, ["what is 2 + 2?"])
-    data = engine_link.engine_text_data(config)
-    assert len(data.queries) > engine_link.MIN_GATE_QUERIES
+    data = engine_wiring.engine_text_data(config)
+    assert len(data.queries) > engine_wiring.MIN_GATE_QUERIES
     assert any("光合作用" in q for q in data.queries)
 
 
 def test_empty_bank_uses_the_demo_bank_only_when_the_daemon_would_load_it(config):
-    data = engine_link.engine_text_data(config)
+    data = engine_wiring.engine_text_data(config)
     assert len(data.bank) >= 150 and "解方程：2x + 3 = 13" in data.bank
     assert any("两边同时除以 2" in text for text in data.calibration)  # answers calibrate too
     off = dataclasses.replace(config, bank=BankConfig(demo_bank=False))
-    assert engine_link.engine_text_data(off).bank == ()
+    assert engine_wiring.engine_text_data(off).bank == ()
 
 
 def test_engines_off_serves_onnxruntime_directly(config):
     off = dataclasses.replace(config, encoder=EncoderConfig(engines=False))
-    encoder, manager = engine_link.open_encoder(off)
+    encoder, manager = engine_wiring.open_encoder(off)
     assert manager is None and encoder.backend_name == "onnxruntime-cpu"
 
 
@@ -64,7 +64,7 @@ def test_engines_on_without_a_verdict_serves_fp32_and_says_why(config, model_cac
     fresh = tmp_path / "fresh"
     (fresh / "cache").mkdir(parents=True)  # exported models shared, no precision verdicts
     (fresh / "cache" / "models").symlink_to(model_cache / "models", target_is_directory=True)
-    encoder, manager = engine_link.open_encoder(dataclasses.replace(config, data_dir=fresh))
+    encoder, manager = engine_wiring.open_encoder(dataclasses.replace(config, data_dir=fresh))
     (status,) = manager.status()
     assert status.model_id == "use-m3" and status.serving == "onnxruntime" and status.precision == "fp32"
     assert "eduqa engines ensure" in status.reason
