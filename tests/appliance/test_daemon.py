@@ -44,10 +44,11 @@ def fake(monkeypatch):
     return accelerator
 
 
-def write_config(tmp_path, config, extra: str = "") -> str:
+def write_config(tmp_path, config, extra: str = "", encoder: str = "use-m3") -> str:
+    """A config file: the test's data dir, ``encoder``, the stand-in first in engines.flavours."""
     path = tmp_path / "eduqa.toml"
-    path.write_text(f'data_dir = "{config.data_dir}"\n[engines]\nflavours = ["{NAME}", "onnxruntime"]\n{extra}',
-                    encoding="utf-8")
+    path.write_text(f'data_dir = "{config.data_dir}"\n[encoder]\nmodel = "{encoder}"\n'
+                    f'[engines]\nflavours = ["{NAME}", "onnxruntime"]\n{extra}', encoding="utf-8")
     return str(path)
 
 
@@ -98,6 +99,22 @@ def test_ensure_fp16_flag_then_the_daemon_reads_photos_with_that_engine_until_it
     rows = status_rows(config_file)
     for m in OCR:
         assert rows[m]["serving"] == "onnxruntime" and "failed at run time" in rows[m]["reason"], rows[m]
+
+
+def test_ensure_fp16_flag_then_the_daemon_encodes_with_the_fp16_engine(tmp_path, config, fake):
+    """The encoder's own precision is int8; one `ensure --precision fp16` run and a config
+    left at auto: the daemon serves the FP16 engine (the precision is taken from what was built)."""
+    config_file = write_config(tmp_path, config, encoder="minilm")
+    built = eduqa(config_file, "engines", "ensure", "--precision", "fp16", "--model", "minilm")
+    assert built.exit_code == 0, built.output
+    assert status_rows(config_file)["minilm"]["serving"] == NAME
+    running = daemon.build(load_config(config_file), pages=False, progress=False)
+    with TestClient(running.app) as client:
+        card = client.post("/api/v1/ask", json={"text": "What is the boiling point of water?"}).json()
+        metrics = client.get("/metrics").text
+    assert card["served_by"] == {"minilm": f"{NAME} fp16"} and card["backend"] == NAME, card
+    assert fake.runs.get(f"minilm-{NAME}.engine", 0) >= 1
+    assert metric(metrics, "minilm") == [f'eduqa_model_backend{{backend="{NAME}",model="minilm",precision="fp16"}} 1.0']
 
 
 def test_the_config_precision_is_what_ensure_builds_and_what_the_daemon_serves(tmp_path, config, fake):
