@@ -96,6 +96,10 @@ def test_ensure_fp16_flag_then_the_daemon_reads_photos_with_that_engine_until_it
         for m in OCR:
             (line,) = metric(text, m)
             assert 'backend="onnxruntime"' in line, line
+        from ui.status_data import manager_engines  # the status page's engine table
+
+        table = {row.model: row for row in manager_engines(running.engines)()}
+        assert all(table[m].backend == "onnxruntime" and "failed over" in table[m].reason for m in OCR), table
     rows = status_rows(config_file)
     for m in OCR:
         assert rows[m]["serving"] == "onnxruntime" and "failed at run time" in rows[m]["reason"], rows[m]
