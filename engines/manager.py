@@ -325,6 +325,14 @@ class EngineManager:
         """Mark the engine failed (the next ``ensure`` rebuilds it) and the model as served by
         ONNX Runtime on the CPU."""
         recipe = get_recipe(model_id, self.recipes)
+        has_engine = get_accelerator(accelerator).builds_engines
+        if has_engine:
+            self._mark_failed(model_id, accelerator, reason)
+        status = self._cpu_status(recipe, f"failed over at run time: {reason}")
+        status.rebuild_scheduled = has_engine
+        self._remember(status)
+
+    def _mark_failed(self, model_id: str, accelerator: str, reason: str) -> None:
         _, manifest_path = self.paths(model_id, accelerator)
         try:
             manifest = EngineManifest.load(manifest_path)
@@ -332,9 +340,6 @@ class EngineManager:
             manifest.save(manifest_path)
         except (ManifestError, OSError) as exc:
             log.warning("%s: could not mark the %s engine for rebuild: %s", model_id, accelerator, exc)
-        status = self._cpu_status(recipe, f"failed over at run time: {reason}")
-        status.rebuild_scheduled = True
-        self._remember(status)
 
     def status(self) -> list[ModelStatus]:
         return list(self._statuses.values())
