@@ -66,7 +66,8 @@ class EnginesConfig:
     # Accelerators, most wanted first: each model is served by the first that runs here and has
     # what it needs (a verified engine); ONNX Runtime on the CPU is always the last resort.
     # Read by `eduqa engines ensure` (what to build) and the daemon (what to serve).
-    flavours: tuple[str, ...] = ("tensorrt", "tensorrt-rtx", "onnxruntime-cuda", "onnxruntime")
+    # Default: every registered accelerator, in the registry's order (engines/accelerators).
+    flavours: tuple[str, ...] = field(default_factory=_known_flavours)
     # Precision per model id ("auto", "fp32", "fp16", "int8"); models not named are "auto":
     # builds use the model's own precision, serving takes the verified engine that was built.
     precision: dict[str, str] = field(default_factory=dict)
