@@ -70,11 +70,13 @@ def main(ctx: click.Context, config_path: str | None, data_dir: str | None, verb
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    # `eduqa engines ...` calibrates and gates on the school's own bank and asked questions.
-    from appliance.inference.engine_wiring import engine_text_data
-    from engines.cli import TEXT_DATA_META
+    # `eduqa engines ...` builds with the daemon's [engines] settings and calibrates and gates
+    # on the school's own bank and asked questions.
+    from appliance.inference.engine_wiring import engine_text_data, manager_config
+    from engines.cli import CONFIG_META, TEXT_DATA_META
 
     ctx.meta[TEXT_DATA_META] = functools.partial(engine_text_data, ctx.obj)
+    ctx.meta[CONFIG_META] = manager_config(ctx.obj)
 
 
 def _limit_blas_threads(config: Config):
@@ -289,20 +291,15 @@ def _print_summary(summary: dict) -> None:
 @friendly_errors
 def serve(config: Config, host: str | None, port: int | None) -> None:
     """Start the daemon: web pages and the JSON API on HOST:PORT."""
-    from appliance.serve.api import create_app
-
+    from appliance import daemon
     from appliance.serve import sdnotify
-    from ui.mount import mount_ui
-    from ui.status_data import manager_engines
-
-    sdnotify.status("loading the encoder and the question bank")
     from appliance.serve.malloc import limit_arenas
 
+    sdnotify.status("loading the encoder and the question bank")
     limit_arenas(config.serving.malloc_arenas)
     blas_limit = _limit_blas_threads(config)  # noqa: F841 (held for the daemon's life)
-    service = _service(config)
-    app = create_app(service, close_service_on_shutdown=True)
-    mount_ui(app, service, config, engines=manager_engines(service.engines) if service.engines else None)
+    built = daemon.build(config)
+    app, service = built.app, built.service
     host, port = host or config.server.host, port or config.server.port
     # READY=1 once the port is bound; WATCHDOG=1 while the event loop answers. On SIGTERM
     # uvicorn stops accepting, lets in-flight asks finish (up to 30 s), then the app's
@@ -338,9 +335,9 @@ def bench_ask(config: Config, bank_size: int, asks: int, as_json: bool) -> None:
 @friendly_errors
 def openapi(config: Config, file: str | None) -> None:
     """Print (or write to FILE) the HTTP API's OpenAPI schema."""
-    from appliance.serve.api import create_app
+    from appliance.daemon import api_app
 
-    schema = json.dumps(create_app(_service(config, progress=False)).openapi(), indent=2, ensure_ascii=False)
+    schema = json.dumps(api_app(_service(config, progress=False)).openapi(), indent=2, ensure_ascii=False)
     if file:
         Path(file).write_text(schema + "\n", encoding="utf-8")
     else:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import Any, get_args, get_origin, get_type_hints
 
 from appliance.ocr.settings import OcrSettings
 from appliance.ui_config import UiConfig, UiConfigError, check_ui_config
@@ -43,6 +44,58 @@ class EncoderConfig:
     # ensure` built one, else ONNX Runtime at the precision it chose (dynamic INT8 where that
     # passed the accuracy gate and is faster). false: ONNX Runtime FP32, nothing else.
     engines: bool = True
+
+
+ENGINE_PRECISIONS = ("auto", "fp32", "fp16", "int8")
+
+
+def _known_flavours() -> tuple[str, ...]:
+    from engines.accelerators import ACCELERATORS
+
+    return tuple(ACCELERATORS)
+
+
+def _known_models() -> tuple[str, ...]:
+    from engines.recipes import MODEL_IDS
+
+    return MODEL_IDS
+
+
+@dataclass(frozen=True)
+class EnginesConfig:
+    # Accelerators, most wanted first: each model is served by the first that runs here and has
+    # what it needs (a verified engine); ONNX Runtime on the CPU is always the last resort.
+    # Read by `eduqa engines ensure` (what to build) and the daemon (what to serve).
+    # Default: every registered accelerator, in the registry's order (engines/accelerators).
+    flavours: tuple[str, ...] = field(default_factory=_known_flavours)
+    # Precision per model id ("auto", "fp32", "fp16", "int8"); models not named are "auto":
+    # builds use the model's own precision, serving takes the verified engine that was built.
+    precision: dict[str, str] = field(default_factory=dict)
+    # Concurrent CUDA streams (execution contexts) per engine.
+    streams: int = 1
+    # Without a GPU, build TensorRT-RTX engines ahead of time for this compute capability
+    # (e.g. "8.6", for another box); "": build no engine that could not run here.
+    aot_compute_capability: str = ""
+
+    def __post_init__(self) -> None:
+        known = _known_flavours()
+        unknown = [f for f in self.flavours if f not in known]
+        if unknown or not self.flavours:
+            raise ConfigError(f"engines.flavours: unknown flavour(s) {', '.join(map(repr, unknown)) or '(empty list)'};"
+                              f" known: {', '.join(known)}")
+        models = _known_models()
+        bad_models = [m for m in self.precision if m not in models]
+        if bad_models:
+            raise ConfigError(f"engines.precision: unknown model(s) {', '.join(map(repr, bad_models))}; "
+                              f"known: {', '.join(models)}")
+        bad = {m: p for m, p in self.precision.items() if p not in ENGINE_PRECISIONS}
+        if bad:
+            raise ConfigError(f"engines.precision: {', '.join(f'{m} = {p!r}' for m, p in bad.items())}; "
+                              f"choose {', '.join(ENGINE_PRECISIONS)}")
+        if self.streams < 1:
+            raise ConfigError("engines.streams must be at least 1")
+        if self.aot_compute_capability and not re.fullmatch(r"\d+\.\d+", self.aot_compute_capability):
+            raise ConfigError(f"engines.aot_compute_capability must look like '8.6', got {self.aot_compute_capability!r}")
 
 
 @dataclass(frozen=True)
@@ -114,6 +167,7 @@ class Config:
     bank: BankConfig = field(default_factory=BankConfig)
     serving: ServingConfig = field(default_factory=ServingConfig)
     ocr: OcrSettings = field(default_factory=OcrSettings)
+    engines: EnginesConfig = field(default_factory=EnginesConfig)
     ui: UiConfig = field(default_factory=UiConfig)
     backup: BackupConfig = field(default_factory=BackupConfig)
 
@@ -180,6 +234,17 @@ def _build(cls: type, raw: dict[str, Any], prefix: str) -> Any:
 
 
 def _coerce(kind: Any, value: Any, where: str) -> Any:
+    origin = get_origin(kind)
+    if origin is tuple:  # tuple[str, ...] from a TOML array
+        item = get_args(kind)[0]
+        if not isinstance(value, list) or not all(isinstance(v, item) for v in value):
+            raise ConfigError(f"{where} must be a list of {item.__name__}, got {value!r}")
+        return tuple(value)
+    if origin is dict:  # dict[str, str] from a TOML table
+        item = get_args(kind)[1]
+        if not isinstance(value, dict) or not all(isinstance(v, item) for v in value.values()):
+            raise ConfigError(f"{where} must be a table of {item.__name__} values, got {value!r}")
+        return dict(value)
     if kind is Path:
         if not isinstance(value, str):
             raise ConfigError(f"{where} must be a path string")

@@ -5,11 +5,16 @@ The directories come from ``--data-dir`` (cache: ``DATA/cache``, engines:
 (any object with ``cache_dir`` and ``data_dir`` attributes, e.g. the
 appliance's config). Real text for INT8 calibration and the accuracy gate
 comes from ``--calibration/--queries/--bank`` files, else ``ctx.meta["engines.text_data"]``
-or ``ctx.obj.engine_text_data`` (a TextData or a callable returning one).
+or ``ctx.obj.engine_text_data`` (a TextData or a callable returning one). The engine settings
+(preference list, precision per model, streams, ahead-of-time compute capability) come from
+``ctx.meta["engines.config"]`` (a :class:`ManagerConfig` the appliance makes from its
+``[engines]`` section, the same one its daemon serves with); ``--flavour``, ``--precision``
+and ``--aot-compute-capability`` override it for one run and say so.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import shutil
@@ -17,15 +22,17 @@ from pathlib import Path
 
 import click
 
-from engines.manager import EngineManager, ManagerConfig
+from engines.accelerators import ACCELERATORS
+from engines.manager import DEFAULT_AOT_CC, EngineManager, ManagerConfig
 from engines.recipes import PRECISIONS
-from engines.trt.flavours import FLAVOURS
 
 log = logging.getLogger(__name__)
 
 #: ``ctx.meta`` key where a parent group may put a TextData (or a callable returning one)
 #: for INT8 calibration and the accuracy gate: e.g. bank questions + answers + asked questions.
 TEXT_DATA_META = "engines.text_data"
+#: ``ctx.meta`` key where a parent group puts the :class:`ManagerConfig` of its configuration.
+CONFIG_META = "engines.config"
 
 
 class EnginesCliError(click.ClickException):
@@ -60,14 +67,46 @@ def _text_data(ctx: click.Context, calibration, queries, bank):
     return data() if callable(data) else data
 
 
-def _manager(ctx, data_dir, flavour=None, precision=None, calibration=(), queries=(), bank=(),
-             threads: int = 0, with_text: bool = False) -> EngineManager:
-    """The manager; ``with_text`` (ensure, build, bench) gives it calibration text, which also
-    lets it recompute precision verdicts; status, verify and doctor only read them."""
+def _base_config(ctx: click.Context, data_dir: str | None) -> ManagerConfig:
+    """The parent's engine settings (or the defaults), in ``--data-dir``'s folders if given."""
     cache_dir, engine_dir = _dirs(ctx, data_dir)
-    engine_dir.mkdir(parents=True, exist_ok=True)
-    config = ManagerConfig(engine_dir=engine_dir, cache_dir=cache_dir, flavour=flavour, precision=precision,
-                           ort_threads=threads)
+    base = ctx.meta.get(CONFIG_META) or ManagerConfig(engine_dir=engine_dir, cache_dir=cache_dir)
+    if data_dir or CONFIG_META not in ctx.meta:
+        base = dataclasses.replace(base, engine_dir=engine_dir, cache_dir=cache_dir)
+    return base
+
+
+def _override(config: ManagerConfig, flavour: str | None, precision: str | None, aot: str | None) -> ManagerConfig:
+    """The config with this run's flags, each override said on stderr."""
+    changes = {}
+    if flavour:
+        changes["preference"] = (flavour,)
+        _note(f"--flavour {flavour} overrides engines.flavours ({', '.join(config.preference)})")
+    if precision:
+        changes["precision"] = {"*": precision}
+        configured = ", ".join(f"{k}={v}" for k, v in config.precision.items()) or "auto"
+        _note(f"--precision {precision} overrides engines.precision ({configured})")
+    if aot is not None:
+        changes["aot_compute_capability"] = aot
+        _note(f"--aot-compute-capability {aot} overrides engines.aot_compute_capability "
+              f"({config.aot_compute_capability or 'none'})")
+    return dataclasses.replace(config, **changes)
+
+
+def _note(message: str) -> None:
+    click.echo(f"note: {message} for this run only; the daemon serves what the config says", err=True)
+
+
+def _manager(ctx, data_dir, flavour=None, precision=None, calibration=(), queries=(), bank=(),
+             threads: int = 0, with_text: bool = False, aot: str | None = None, read_only: bool = False) -> EngineManager:
+    """The manager; ``with_text`` (ensure, build, bench) gives it calibration text, which also
+    lets it recompute precision verdicts; ``read_only`` (status, doctor) writes nothing."""
+    config = _override(_base_config(ctx, data_dir), flavour, precision, aot)
+    if threads:
+        config = dataclasses.replace(config, ort_threads=threads)
+    config = dataclasses.replace(config, read_only=read_only)
+    if not read_only:
+        config.engine_dir.mkdir(parents=True, exist_ok=True)
     text = _text_data(ctx, calibration, queries, bank) if with_text else None
     return EngineManager(config, text_data=text)
 
@@ -78,8 +117,12 @@ def _common(f):
 
 
 def _build_options(f):
-    f = click.option("--flavour", type=click.Choice(sorted(FLAVOURS)), help="TensorRT flavour (default: auto)")(f)
-    f = click.option("--precision", type=click.Choice(PRECISIONS), help="precision wanted (default: per model)")(f)
+    f = click.option("--flavour", type=click.Choice(list(ACCELERATORS)),
+                     help="build with this accelerator only, for this run (default: engines.flavours)")(f)
+    f = click.option("--precision", type=click.Choice(PRECISIONS),
+                     help="precision wanted for this run (default: engines.precision)")(f)
+    f = click.option("--aot-compute-capability", "aot", metavar="CC",
+                     help=f"without a GPU, build ahead of time for this compute capability (e.g. {DEFAULT_AOT_CC})")(f)
     f = click.option("--model", "models", multiple=True, help="only this model (repeatable)")(f)
     f = click.option("--calibration", multiple=True, type=click.Path(dir_okay=False, exists=True),
                      help="real text for INT8 calibration (.jsonl/.csv/.txt, repeatable)")(f)
@@ -108,8 +151,8 @@ def engines_group() -> None:
     """Build, verify, inspect and export TensorRT engines."""
 
 
-def _run_ensure(ctx, force, data_dir, flavour, precision, models, calibration, queries, bank, as_json):
-    manager = _manager(ctx, data_dir, flavour, precision, calibration, queries, bank, with_text=True)
+def _run_ensure(ctx, force, data_dir, flavour, precision, aot, models, calibration, queries, bank, as_json):
+    manager = _manager(ctx, data_dir, flavour, precision, calibration, queries, bank, with_text=True, aot=aot)
     _check_models(manager, models)
     statuses = manager.ensure(models or None, force=force, progress=None if as_json else _progress)
     _print_status(statuses, as_json)
@@ -120,8 +163,8 @@ def _ensure_command(name: str, force: bool, doc: str):
     @_build_options
     @click.option("--json", "as_json", is_flag=True)
     @click.pass_context
-    def command(ctx, data_dir, flavour, precision, models, calibration, queries, bank, as_json):
-        _run_ensure(ctx, force, data_dir, flavour, precision, models, calibration, queries, bank, as_json)
+    def command(ctx, data_dir, flavour, precision, aot, models, calibration, queries, bank, as_json):
+        _run_ensure(ctx, force, data_dir, flavour, precision, aot, models, calibration, queries, bank, as_json)
 
     return command
 
@@ -132,33 +175,36 @@ build_cmd = _ensure_command("build", True, "Build engines even when the existing
 
 @engines_group.command("status")
 @_common
-@click.option("--flavour", type=click.Choice(sorted(FLAVOURS)))
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
-def status_cmd(ctx, data_dir, flavour, as_json):
-    """What serves each model now, and why (builds nothing)."""
-    manager = _manager(ctx, data_dir, flavour)
+def status_cmd(ctx, data_dir, as_json):
+    """What serves each model, and why, as the daemon decides it (reads only)."""
+    manager = _manager(ctx, data_dir, read_only=True)
     _print_status([manager.inspect(model_id) for model_id in manager.recipes], as_json)
 
 
 @engines_group.command("verify")
 @_common
-@click.option("--flavour", type=click.Choice(sorted(FLAVOURS)))
+@click.option("--flavour", type=click.Choice(list(ACCELERATORS)))
 @click.option("--model", "models", multiple=True)
 @click.pass_context
 def verify_cmd(ctx, data_dir, flavour, models):
-    """Run each built engine against ONNX Runtime on sample inputs (needs a GPU)."""
+    """Run each built engine against ONNX Runtime on sample inputs (where it can run)."""
     from engines.manifest import EngineManifest, ManifestError
-    from engines.trt.flavours import FlavourUnavailable
 
     manager = _manager(ctx, data_dir, flavour)
     _check_models(manager, models)
+    engine_accelerators = [a for a in manager.accelerators() if a.builds_engines]
     for model_id in models or manager.recipes:
         recipe = manager.recipes[model_id]
+        found = [manager.paths(model_id, a.name) for a in engine_accelerators if manager.paths(model_id, a.name)[1].is_file()]
+        if not found:
+            click.echo(f"{model_id:8s} no engine built")
+            continue
+        engine_path, manifest_path = found[0]
         try:
-            engine_path, manifest_path = manager.paths(model_id, manager.flavour())
             manifest = EngineManifest.load(manifest_path)
-        except (ManifestError, FlavourUnavailable) as exc:
+        except ManifestError as exc:
             click.echo(f"{model_id:8s} no engine: {exc}")
             continue
         manifest.verification = manager.verify(recipe, manifest, engine_path)
@@ -174,7 +220,6 @@ def verify_cmd(ctx, data_dir, flavour, models):
 def export_triton_cmd(ctx, out_dir, data_dir, models):
     """Write a Triton model repository (TensorRT plan where a full-TensorRT engine exists, else ONNX)."""
     from engines.manifest import EngineManifest, ManifestError
-    from engines.trt.flavours import TENSORRT
     from engines.triton import TritonExportError, export_model
 
     manager = _manager(ctx, data_dir)
@@ -182,7 +227,7 @@ def export_triton_cmd(ctx, out_dir, data_dir, models):
     for model_id in models or manager.recipes:
         recipe = manager.recipes[model_id]
         onnx_path = recipe.onnx_for_ort(manager.config.cache_dir)
-        engine_path, manifest_path = manager.paths(model_id, TENSORRT)
+        engine_path, manifest_path = manager.paths(model_id, "tensorrt")
         try:
             plan = engine_path if EngineManifest.load(manifest_path).verified else None
         except ManifestError:
@@ -248,25 +293,40 @@ def _check_models(manager: EngineManager, models) -> None:
 @_common
 @click.pass_context
 def doctor(ctx, data_dir):
-    """GPU, driver, TensorRT flavours, engines, disk, and what will serve each model."""
-    from engines.trt.cuda import load_cuda
-    from engines.trt.flavours import FlavourUnavailable
+    """GPU, driver, accelerators, engines, disk, and what serves each model. Reads only."""
+    from engines.trt.cuda import describe_gpu
 
-    manager = _manager(ctx, data_dir)
-    try:
-        gpu = load_cuda().device_info()
+    manager = _manager(ctx, data_dir, read_only=True)
+    gpu, why = describe_gpu()
+    if gpu is not None:
         click.echo(f"GPU:        {gpu.name} (compute {gpu.compute_capability}, driver CUDA {gpu.driver_version}, "
                    f"runtime CUDA {gpu.cuda_version}, {gpu.total_memory / 2**30:.1f} GiB)")
-    except Exception as exc:  # doctor reports, never fails
-        click.echo(f"GPU:        none usable ({exc})")
-    for flavour in FLAVOURS.values():
-        try:
-            click.echo(f"{flavour.name + ':':12s}{flavour.version()}")
-        except FlavourUnavailable as exc:
-            click.echo(f"{flavour.name + ':':12s}not available ({exc})")
-    engine_dir = manager.config.engine_dir
-    for manifest_path in sorted(engine_dir.glob("*.json")):
+    else:
+        click.echo(f"GPU:        {why}")
+    manager._gpu, manager._gpu_probed = gpu, True  # one probe for the whole report
+    for accelerator in manager.accelerators():
+        unavailable = accelerator.unavailable(gpu)
+        state = f"not usable here: {unavailable}" if unavailable else f"usable ({_version(accelerator)})"
+        click.echo(f"{accelerator.name + ':':18s}{state}")
+    engine_dir = Path(manager.config.engine_dir)
+    manifests = sorted(engine_dir.glob("*.json")) if engine_dir.is_dir() else []
+    for manifest_path in manifests:
         click.echo(f"engine:     {_engine_line(manifest_path)}")
-    usage = shutil.disk_usage(engine_dir)
+    usage = shutil.disk_usage(_existing(engine_dir))
     click.echo(f"disk:       {usage.free / 2**30:.1f} GiB free of {usage.total / 2**30:.1f} GiB at {engine_dir}")
     _print_status([manager.inspect(model_id) for model_id in manager.recipes], as_json=False)
+
+
+def _version(accelerator) -> str:
+    try:
+        return accelerator.version()
+    except Exception as exc:  # doctor reports, never fails
+        return f"version unknown: {exc}"
+
+
+def _existing(path: Path) -> Path:
+    """``path`` or its nearest existing parent (doctor creates nothing)."""
+    path = Path(path).absolute()
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path

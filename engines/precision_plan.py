@@ -174,6 +174,8 @@ def cached_plan(planner: PrecisionPlanner, src: Path, wanted: str, recompute: bo
     written): a daemon started without calibration text must not record a verdict.
     """
     src = Path(src)
+    if CHAINS[planner.target][wanted] == ("fp32",):  # nothing to decide
+        return PrecisionOutcome(wanted, "fp32", src, None)
     sidecar = planner.work_dir / f"{planner.recipe.id}-{wanted}-{planner.target}.precision.json"
     key = {"source_sha256": file_sha256(src), "wanted": wanted, "exclude": list(planner.recipe.int8_exclude),
            "dynamic_exclude": list(planner.recipe.int8_dynamic_exclude)}
@@ -187,7 +189,7 @@ def cached_plan(planner: PrecisionPlanner, src: Path, wanted: str, recompute: bo
             log.warning("ignoring unreadable %s: %s", sidecar, exc)
     if not recompute:
         return PrecisionOutcome(wanted, "fp32", src, None,
-                                fallbacks=[PrecisionFallback(wanted, "no precision verdict yet (run engines ensure)")]
+                                fallbacks=[PrecisionFallback(wanted, "no precision verdict yet (eduqa engines ensure decides it on this CPU)")]
                                 if wanted != "fp32" else [])
     outcome = planner.plan(src, wanted)
     planner.work_dir.mkdir(parents=True, exist_ok=True)

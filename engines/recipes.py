@@ -20,6 +20,8 @@ from engines.onnx_io import OnnxModelError, read_io
 log = logging.getLogger(__name__)
 
 PRECISIONS = ("fp32", "fp16", "int8")
+#: Every model the appliance knows (the recipes below), for checking configs without loading them.
+MODEL_IDS = ("use-m3", "minilm", "ocr-det", "ocr-rec", "ocr-cls")
 #: Encoders: batch 1..64 (opt 8), sequence 1..128 tokens (opt 32: most questions are short).
 ENCODER_BATCH = (1, 8, 64)
 ENCODER_SEQ = (1, 32, 128)
@@ -61,16 +63,33 @@ class ModelRecipe:
     #: Builds the sentence encoder over any backend, ``make_encoder(backend, max_tokens=128)``
     #: (encoders only): feeds, gates and serving use it.
     make_encoder: Optional[Callable[..., object]] = field(default=None, compare=False)
+    #: Where ``source`` / ``trt_source`` put their file, without writing anything (None: the
+    #: source only finds a shipped file), so that status and doctor only read.
+    locate: Optional[Callable[[Path], Path]] = field(default=None, compare=False)
+    trt_locate: Optional[Callable[[Path], Path]] = field(default=None, compare=False)
 
     @property
     def input_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.profiles)
 
-    def onnx_for_ort(self, cache_dir: Path) -> Path:
-        return self.source(Path(cache_dir))
+    def onnx_for_ort(self, cache_dir: Path, create: bool = True) -> Path:
+        return self._onnx(self.source, self.locate, cache_dir, create)
 
-    def onnx_for_trt(self, cache_dir: Path) -> Path:
-        return (self.trt_source or self.source)(Path(cache_dir))
+    def onnx_for_trt(self, cache_dir: Path, create: bool = True) -> Path:
+        if self.trt_source is None:
+            return self.onnx_for_ort(cache_dir, create)
+        return self._onnx(self.trt_source, self.trt_locate, cache_dir, create)
+
+    def _onnx(self, make, locate, cache_dir: Path, create: bool) -> Path:
+        """The model file; with ``create`` False nothing is written, and a file not made yet
+        raises :class:`RecipeError`."""
+        if create or locate is None:
+            return make(Path(cache_dir))
+        path = locate(Path(cache_dir))
+        if not path.is_file():
+            raise RecipeError(f"{self.id}: the ONNX model is not exported yet ({path.name}; the daemon or "
+                              "eduqa engines ensure writes it)")
+        return path
 
 
 # --------------------------------------------------------------------------
@@ -91,20 +110,28 @@ def _use_m3_paths(cache_dir: Path) -> tuple[Path, Path, str]:
     return weights, Path(cache_dir) / "models", sha12
 
 
+def _use_m3_path(cache_dir: Path) -> Path:
+    _, models, sha12 = _use_m3_paths(cache_dir)
+    return models / f"use-m3-{sha12}.onnx"
+
+
+def _use_m3_padded_path(cache_dir: Path) -> Path:
+    _, models, sha12 = _use_m3_paths(cache_dir)
+    return models / f"use-m3-padded-{sha12}.onnx"
+
+
 def _use_m3_source(cache_dir: Path) -> Path:
     from engines.encoders import use_m3
 
-    weights, models, sha12 = _use_m3_paths(cache_dir)
-    path = models / f"use-m3-{sha12}.onnx"
-    return path if path.is_file() else use_m3.build_use_m3_onnx(weights, path)
+    path = _use_m3_path(cache_dir)
+    return path if path.is_file() else use_m3.build_use_m3_onnx(_use_m3_paths(cache_dir)[0], path)
 
 
 def _use_m3_trt_source(cache_dir: Path) -> Path:
     from engines.encoders import use_m3_padded
 
-    weights, models, sha12 = _use_m3_paths(cache_dir)
-    path = models / f"use-m3-padded-{sha12}.onnx"
-    return path if path.is_file() else use_m3_padded.build_use_m3_padded_onnx(weights, path)
+    path = _use_m3_padded_path(cache_dir)
+    return path if path.is_file() else use_m3_padded.build_use_m3_padded_onnx(_use_m3_paths(cache_dir)[0], path)
 
 
 def _use_m3_encoder(backend, max_tokens: int = 128):
@@ -114,12 +141,18 @@ def _use_m3_encoder(backend, max_tokens: int = 128):
     return use_m3.UseM3Encoder(backend, sp_model, f"use-m3:{use_m3.weights_sha256(weights)[:12]}", max_tokens)
 
 
-def _minilm_source(cache_dir: Path) -> Path:
+def _minilm_path(cache_dir: Path) -> Path:
     from engines.encoders import minilm
 
     model_dir = minilm.model_dir_from_package()
-    path = Path(cache_dir) / "models" / f"minilm-{minilm.weights_sha12(model_dir)}.onnx"
-    return path if path.is_file() else minilm.export_minilm_onnx(model_dir, path)
+    return Path(cache_dir) / "models" / f"minilm-{minilm.weights_sha12(model_dir)}.onnx"
+
+
+def _minilm_source(cache_dir: Path) -> Path:
+    from engines.encoders import minilm
+
+    path = _minilm_path(cache_dir)
+    return path if path.is_file() else minilm.export_minilm_onnx(minilm.model_dir_from_package(), path)
 
 
 def _minilm_encoder(backend, max_tokens: int = 128):
@@ -141,6 +174,8 @@ def encoder_recipes() -> list[ModelRecipe]:
             task="sentence-encoder",
             source=_use_m3_source,
             trt_source=_use_m3_trt_source,
+            locate=_use_m3_path,
+            trt_locate=_use_m3_padded_path,
             profiles=_encoder_profiles(),
             precision="int8",
             # The head (d0..d3, p1, p3) and pooling (cnn_W) GEMMs run once per sentence,
@@ -152,6 +187,7 @@ def encoder_recipes() -> list[ModelRecipe]:
             id="minilm",
             task="sentence-encoder",
             source=_minilm_source,
+            locate=_minilm_path,
             profiles=_encoder_profiles(),
             precision="int8",
             # The feed-forward GEMMs stay float: the down-projection reads GELU outputs
@@ -193,13 +229,17 @@ def _packaged(role: str) -> Callable[[Path], Path]:
     return source
 
 
+def _cls_path(cache_dir: Path) -> Path:
+    return Path(cache_dir) / "models" / "ocr-cls-dims.onnx"
+
+
 def _cls_source(cache_dir: Path) -> Path:
     """The angle classifier names both spatial dims '?', which TensorRT reads as
     one symbol (H == W); write a copy with distinct names."""
     import onnx
 
     src = _packaged(OCR_FILES["ocr-cls"])(cache_dir)
-    dst = Path(cache_dir) / "models" / "ocr-cls-dims.onnx"
+    dst = _cls_path(cache_dir)
     if dst.is_file() and dst.stat().st_mtime >= src.stat().st_mtime:
         return dst
     model = onnx.load(str(src))
@@ -238,7 +278,8 @@ def ocr_recipes() -> list[ModelRecipe]:
         except (RecipeError, OnnxModelError) as exc:
             log.warning("no recipe for %s: %s", model_id, exc)
             continue
-        recipes.append(ModelRecipe(id=model_id, task="ocr", source=source, profiles=(profile,), precision="fp16"))
+        recipes.append(ModelRecipe(id=model_id, task="ocr", source=source, profiles=(profile,), precision="fp16",
+                                   locate=_cls_path if model_id == "ocr-cls" else None))
     return recipes
 
 

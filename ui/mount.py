@@ -18,7 +18,7 @@ from appliance.serve.ratelimit import RateLimiter
 from appliance.asklog.review import PhotoArchive, ReviewService, school_tz
 from appliance.ask.service import AskService
 from appliance.teachers.accounts import TeacherAuth
-from appliance.ui_config import UiConfig, check_ui_config
+from appliance.ui_config import UiConfig
 from ui.auth import auth_dependency, install_login
 from ui.guard import NoRemoteFetch
 from ui.render import CSS
@@ -37,12 +37,13 @@ _MONO_FONTS = ["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "monospace
 
 @dataclass(frozen=True)
 class MountedUi:
-    """What :func:`mount_ui` built, for tests and for the CLI's log line."""
+    """What :func:`mount_pages` built, for tests and for the daemon."""
 
     auth: TeacherAuth
     student: gr.Blocks
     teacher: gr.Blocks
     status: gr.Blocks
+    desk: StudentDesk | None = None
 
 
 def offline_theme() -> gr.themes.Base:
@@ -51,27 +52,23 @@ def offline_theme() -> gr.themes.Base:
                              font_mono=[gr.themes.Font(f) for f in _MONO_FONTS])
 
 
-def mount_ui(app: FastAPI, service: AskService, config, *, auth: TeacherAuth | None = None,
-             engines: EnginesProvider | None = None, rebuild: Rebuilder | None = None) -> FastAPI:
-    """Mount the pages. ``config`` is the appliance's Config; its ``ui`` section (a
-    :class:`UiConfig`) is used when present. ``engines`` reports the engine table (the
-    engines manager's hook), ``rebuild`` runs when an admin presses rebuild."""
-    mount_pages(app, service, config, auth=auth, engines=engines, rebuild=rebuild)
-    return app
-
-
-def mount_pages(app: FastAPI, service: AskService, config, *, auth: TeacherAuth | None = None,
-                engines: EnginesProvider | None = None, rebuild: Rebuilder | None = None) -> MountedUi:
+def mount_pages(app: FastAPI, service: AskService, config, *, limiter: RateLimiter,
+                auth: TeacherAuth | None = None, engines: EnginesProvider | None = None,
+                rebuild: Rebuilder | None = None) -> MountedUi:
+    """Mount the pages. ``config`` is the appliance's Config (already checked by
+    ``load_config``); its ``ui`` section (a :class:`UiConfig`) is used when present.
+    ``limiter`` is the daemon's one rate limiter (shared with the API), ``engines`` reports
+    the engine table (the engines manager's hook), ``rebuild`` runs when an admin presses
+    rebuild."""
     ui_config: UiConfig = getattr(config, "ui", None) or UiConfig()
-    check_ui_config(ui_config)
     tz = school_tz(ui_config.timezone)
     auth = auth or TeacherAuth.from_settings(service.store, ui_config)
     archive = service.photos or PhotoArchive(config.data_dir / "photos")
     editor = BankEditor(service.store, service.bank)
     review = ReviewService(service.store, service.bank)
-    limiter = RateLimiter(config.serving.rate_per_minute, config.serving.rate_burst)
 
-    student = build_student(StudentDesk(service, archive, limiter), ui_config)
+    desk = StudentDesk(service, archive, limiter)
+    student = build_student(desk, ui_config)
     teacher = build_teacher(service.store, review, editor, archive, ui_config, tz)
     status = build_status(service, ui_config, engines, rebuild or default_rebuild(service))
 
@@ -88,4 +85,4 @@ def mount_pages(app: FastAPI, service: AskService, config, *, auth: TeacherAuth 
     gr.mount_gradio_app(app, student, "/", css=CSS, show_error=False,
                         max_file_size=config.serving.max_photo_bytes, **common)
     log.info("web pages mounted: / (students), /teacher and /status (teacher login)")
-    return MountedUi(auth, student, teacher, status)
+    return MountedUi(auth, student, teacher, status, desk)

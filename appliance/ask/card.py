@@ -35,6 +35,9 @@ class AnswerCard:
     cached: bool = False
     #: Needed to read this ask back or rate it over HTTP (ids are sequential).
     ask_token: str = ""
+    #: Model → "backend precision" of each model that answered this ask (the encoder; for a
+    #: photo also the OCR models), e.g. {"use-m3": "onnxruntime int8"}.
+    served_by: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Callable, Iterable
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily
 
 _MS_BUCKETS = (0.5, 1, 2, 5, 10, 20, 30, 50, 75, 100, 150, 250, 500, 1000, 2500, 5000)
 _BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64)
@@ -19,7 +22,8 @@ class ApplianceMetrics:
         self.batch_size = Histogram("eduqa_batch_size", "Items per engine batch", ["engine"], buckets=_BATCH_BUCKETS, registry=r)
         self.queue_depth = Gauge("eduqa_queue_depth", "Items waiting for an engine batch", ["engine"], registry=r)
         self.cache = Counter("eduqa_cache_lookups", "Cache lookups, by cache and result", ["cache", "result"], registry=r)
-        self.backend = Gauge("eduqa_model_backend", "1 for the backend serving each model", ["model", "backend"], registry=r)
+        self.serving = ServingCollector()
+        r.register(self.serving)
         self.rebuilds = Counter("eduqa_engine_rebuilds", "Engine rebuilds scheduled", ["model"], registry=r)
 
     def record_ask(self, kind: str, outcome: str, stage_ms: dict[str, float], total_ms: float) -> None:
@@ -30,3 +34,25 @@ class ApplianceMetrics:
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
+
+
+#: (model, backend, precision) of each model served now.
+ServingRows = Callable[[], Iterable[tuple[str, str, str]]]
+
+
+class ServingCollector:
+    """``eduqa_model_backend{model, backend, precision} 1``, read at each scrape from the
+    service (so a failover shows at the next scrape)."""
+
+    def __init__(self) -> None:
+        self.rows: ServingRows = lambda: ()
+
+    def describe(self):
+        return []  # nothing to collect at registration: the service is not wired yet
+
+    def collect(self):
+        family = GaugeMetricFamily("eduqa_model_backend", "1 for the backend serving each model now",
+                                   labels=["model", "backend", "precision"])
+        for model, backend, precision in self.rows():
+            family.add_metric([model, backend, precision], 1)
+        yield family

@@ -7,6 +7,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import Callable
 
 from appliance.asklog.tokens import AskTokens
 from appliance.asklog.log import AskLog, AskRecord
@@ -21,10 +22,24 @@ from appliance.ask.policy import Decision, decide
 from appliance.ask.search import HybridSearch, Signal
 from appliance.db.store import Store
 from appliance.common.textnorm import clean_question, search_form
-from appliance.inference.engine_wiring import open_encoder
+from appliance.inference.engine_wiring import OCR_MODELS, ocr_backend_factory, open_encoder, open_engines
 from engines.encoders import SentenceEncoder
 
 log = logging.getLogger(__name__)
+
+#: ``AskService.open``'s default: make the engines manager from the config.
+_OWN_ENGINES = object()
+
+
+def ocr_opener(config: Config, engines) -> Callable[[], object]:
+    """Opens the photo reader: the PP-OCR models served by ``engines`` like the encoder (the
+    bundled models only: a school's own ``ocr.model_dir`` or PaddleOCR run as they are)."""
+    from appliance.ocr import OcrReader, OcrSettings
+
+    settings = OcrSettings.from_config(config)
+    through_engines = engines is not None and settings.backend == "onnx" and not settings.model_dir
+    factory = ocr_backend_factory(engines, settings.threads) if through_engines else None
+    return lambda: OcrReader.open(settings, backend_factory=factory)
 
 
 class PhotoUnavailable(RuntimeError):
@@ -54,12 +69,13 @@ class AskService:
     metrics: ApplianceMetrics = field(default_factory=ApplianceMetrics)
     #: Kept photos (under the data dir, with retention).
     photos: PhotoArchive | None = None
-    #: How to open the photo reader (``appliance.ocr``) on the first photo; None: photo
-    #: asks are refused. ``ocr`` is the open reader.
-    ocr_settings: object | None = None
+    #: Opens the photo reader (``appliance.ocr``) on the first photo; None: photo asks are
+    #: refused. ``ocr`` is the open reader.
+    open_ocr: Callable[[], object] | None = None
     ocr: object | None = None
-    #: The engines manager serving the encoder (its per-model status feeds the status page);
-    #: None when ONNX Runtime FP32 serves directly (``encoder.engines = false``).
+    #: The engines manager serving the encoder and the OCR models (its per-model status feeds
+    #: the status page, the card and /metrics); None when ONNX Runtime FP32 serves directly
+    #: (``encoder.engines = false``).
     engines: object | None = None
 
     def __post_init__(self) -> None:
@@ -79,23 +95,25 @@ class AskService:
             on_batch=self.metrics.batch_size.labels("encoder").observe,
         )
         self.metrics.queue_depth.labels("encoder").set_function(lambda: self.encoder_batcher.depth)
-        self.metrics.backend.labels(self.encoder.model_key, self.encoder.backend_name).set(1)
+        self.metrics.serving.rows = self.serving_rows
         self.refresh_index()
 
     @classmethod
     def open(cls, config: Config, progress: bool = False, signal: Signal = "hybrid",
-             load_demo: bool | None = None) -> "AskService":
+             load_demo: bool | None = None, engines=_OWN_ENGINES) -> "AskService":
+        """The service over ``config``'s store. ``engines``: the engines manager serving every
+        model (the daemon passes the one it made); by default one is made from the config."""
         store = Store(config.db_path)
         bank = QuestionBank(store)
         if config.bank.demo_bank if load_demo is None else load_demo:
             bank.load_demo_if_empty()
-        encoder, engines = open_encoder(config)
+        if engines is _OWN_ENGINES:
+            engines = open_engines(config)
+        encoder = open_encoder(config, engines)
         index = DenseIndex(store, encoder)
         search = HybridSearch(bank, index, candidates=config.search.candidates, signal=signal)
-        from appliance.ocr import OcrSettings
-
         service = cls(config, store, bank, encoder, index, search, AskLog(store),
-                      ocr_settings=OcrSettings.from_config(config), engines=engines)
+                      open_ocr=ocr_opener(config, engines), engines=engines)
         service.photos.prune()
         if progress:
             service.refresh_index(progress=True)
@@ -139,12 +157,29 @@ class AskService:
     def _photo_reader(self):
         with self._ocr_lock:
             if self.ocr is None:
-                if self.ocr_settings is None:
+                if self.open_ocr is None:
                     raise PhotoUnavailable("photo questions are not available on this appliance")
-                from appliance.ocr import OcrReader
-
-                self.ocr = OcrReader.open(self.ocr_settings)
+                self.ocr = self.open_ocr()
             return self.ocr
+
+    def serving_rows(self) -> list[tuple[str, str, str]]:
+        """(model, backend, precision) of every model serving now: the engines manager's
+        status (which a failover changes), else what the encoder and the OCR step say."""
+        rows = [(s.model_id, s.serving, s.precision) for s in self.engines.status()] if self.engines else []
+        served = {row[0] for row in rows}
+        model = self.encoder.model_key.split(":", 1)[0]
+        if model not in served:
+            rows.append((model, self.encoder.backend_name, getattr(self.encoder, "precision", "fp32")))
+        if self.ocr is not None and not served & set(OCR_MODELS.values()):
+            rows.append(("ocr", str(getattr(self.ocr, "backend", "")), ""))
+        return rows
+
+    def served_by(self, photo: bool) -> dict[str, str]:
+        """Model → "backend precision" of the models that answer one ask (text: the encoder;
+        photo: also the OCR models)."""
+        model = self.encoder.model_key.split(":", 1)[0]
+        wanted = {model} | ({"ocr", *OCR_MODELS.values()} if photo else set())
+        return {m: f"{b} {p}".strip() for m, b, p in self.serving_rows() if m in wanted}
 
     def _unreadable_photo(self, result, client: str, watch: _Stopwatch) -> AnswerCard:
         from appliance.ocr import NoTextFound
@@ -158,7 +193,7 @@ class AskService:
         self.metrics.record_ask("photo", "no_text", watch.stages, sum(watch.stages.values()))
         return AnswerCard(ask_id=ask_id, question="", abstained=True, confidence=0.0,
                           message=NoTextFound.MESSAGE, stage_ms=watch.stages,
-                          backend=result.backend, ask_token=self.tokens.token(ask_id))
+                          backend=result.backend, ask_token=self.tokens.token(ask_id), served_by=self.served_by(photo=True))
 
     def _ask(self, text: str, client: str, kind: str, watch: "_Stopwatch", ocr) -> AnswerCard:
         question = clean_question(text, self.config.ask.max_question_chars)
@@ -184,7 +219,7 @@ class AskService:
         watch.lap("log")
         total = sum(ms for stage, ms in watch.stages.items() if not stage.startswith("ocr_"))
         self.metrics.record_ask(kind, "abstained" if decision.abstained else "answered", watch.stages, total)
-        return self._card(ask_id, question, decision, watch.stages, cached)
+        return self._card(ask_id, question, decision, watch.stages, cached, photo=ocr is not None)
 
     def decide_only(self, text: str) -> Decision:
         """The decision for a question without logging it (evaluation, benchmarks)."""
@@ -222,7 +257,8 @@ class AskService:
             while len(self._cache) > self.config.ask.cache_size:
                 self._cache.popitem(last=False)
 
-    def _card(self, ask_id: int, question, decision: Decision, stages: dict, cached: bool) -> AnswerCard:
+    def _card(self, ask_id: int, question, decision: Decision, stages: dict, cached: bool,
+              photo: bool = False) -> AnswerCard:
         notices = []
         if question.truncated:
             notices.append(
@@ -236,6 +272,7 @@ class AskService:
             ask_id=ask_id, question=question.text, confidence=round(decision.confidence, 4),
             similar=similar, notices=notices, truncated=question.truncated, stage_ms=stages,
             backend=self.encoder.backend_name, cached=cached, ask_token=self.tokens.token(ask_id),
+            served_by=self.served_by(photo),
         )
         if decision.best is None:
             return AnswerCard(abstained=True, message=ABSTAIN_MESSAGE, **common)

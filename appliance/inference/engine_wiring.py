@@ -1,16 +1,19 @@
-"""Where the appliance meets ``engines/``: the encoder the daemon serves, and the real text
-(the school's bank and its students' questions) that engine precision passes calibrate and
-gate on."""
+"""Where the appliance meets ``engines/``: the engines manager made from the config's
+``[engines]`` section (the same one ``eduqa engines ensure`` builds with), the encoder and the
+OCR models it serves, and the real text (the school's bank and its students' questions) that
+engine precision passes calibrate and gate on."""
 
 from __future__ import annotations
 
 import hashlib
 import logging
 from importlib import resources
+from typing import Callable
 
 from appliance.db import sql
 from appliance.config import Config
 from appliance.db.store import Store
+from engines.backend import InferenceBackend
 from engines.encoders import SentenceEncoder, load_encoder
 from engines.precision_plan import TextData, read_text_sets
 
@@ -24,19 +27,52 @@ HOLD_BACK_EVERY = 5
 MIN_GATE_QUERIES = 200
 
 
-def open_encoder(config: Config):
-    """The configured encoder and the engines manager behind it (None when ``encoder.engines``
-    is off and ONNX Runtime FP32 serves directly)."""
-    enc = config.encoder
-    if not enc.engines:
-        return load_encoder(enc.model, config.cache_dir, max_tokens=enc.max_tokens, threads=enc.threads), None
-    from engines.manager import EngineManager, ManagerConfig
+def manager_config(config: Config, read_only: bool = False):
+    """The engines manager's settings from the appliance config (``[engines]``, the data dir)."""
+    from engines.manager import ManagerConfig
 
-    manager = EngineManager(ManagerConfig(config.engine_dir, config.cache_dir, ort_threads=enc.threads))
+    engines = config.engines
+    return ManagerConfig(config.engine_dir, config.cache_dir, preference=engines.flavours,
+                         precision=dict(engines.precision), aot_compute_capability=engines.aot_compute_capability,
+                         streams=engines.streams, ort_threads=config.encoder.threads, read_only=read_only)
+
+
+def open_engines(config: Config):
+    """The engines manager the daemon serves every model through; None when
+    ``encoder.engines`` is off (ONNX Runtime FP32 serves directly)."""
+    if not config.encoder.engines:
+        return None
+    from engines.manager import EngineManager
+
+    return EngineManager(manager_config(config))
+
+
+def open_encoder(config: Config, manager=None):
+    """The configured encoder, served through ``manager`` (or ONNX Runtime FP32 without one)."""
+    enc = config.encoder
+    if manager is None:
+        return load_encoder(enc.model, config.cache_dir, max_tokens=enc.max_tokens, threads=enc.threads)
     encoder: SentenceEncoder = manager.encoder_for(enc.model, enc.max_tokens)
-    status = manager.status()[-1]
+    status = next(s for s in manager.status() if s.model_id == enc.model)
     log.info("encoder %s served by %s (%s): %s", enc.model, status.serving, status.precision, status.reason)
-    return encoder, manager
+    return encoder
+
+
+#: The OCR pipeline's roles → the engines' model ids.
+OCR_MODELS = {"det": "ocr-det", "cls": "ocr-cls", "rec": "ocr-rec"}
+
+
+def ocr_backend_factory(manager, threads: int) -> Callable[[str, str], InferenceBackend]:
+    """``factory(role, path)`` for the PP-OCR pipeline: each model served by ``manager`` like the
+    encoder (``path``, the bundled file, is the model the manager's recipe also serves)."""
+
+    def make(role: str, path: str) -> InferenceBackend:
+        backend = manager.backend_for(OCR_MODELS[role], threads=threads)
+        status = next(s for s in manager.status() if s.model_id == OCR_MODELS[role])
+        log.info("%s served by %s (%s): %s", status.model_id, status.serving, status.precision, status.reason)
+        return backend
+
+    return make
 
 
 def _held_back(question: str) -> bool:

@@ -50,7 +50,8 @@ class OcrPipeline(Protocol):
         ...
 
 
-BackendFactory = Callable[[str], InferenceBackend]
+#: ``factory(role, path)`` → the backend running one PP-OCR model; role is "det", "cls" or "rec".
+BackendFactory = Callable[[str, str], InferenceBackend]
 
 
 @dataclass
@@ -71,19 +72,23 @@ class PpOcrPipeline:
         self.classifier = classifier
         self.recognizer = recognizer
         self.layout = layout
-        self.name = f"ppocrv6/{recognizer.backend.name}"
+
+    @property
+    def name(self) -> str:
+        """What reads now (a backend's name changes when it fails over)."""
+        return f"ppocrv6/{self.recognizer.backend.name}"
 
     @classmethod
     def open(cls, settings: OcrSettings, backend_factory: BackendFactory | None = None) -> PpOcrPipeline:
         """The bundled PP-OCRv6 models (or ``settings.model_dir``'s) on ONNX Runtime by default;
-        ``backend_factory(path)`` lets the engines layer serve them another way (TensorRT)."""
+        ``backend_factory(role, path)`` lets the engines manager serve them (TensorRT, ...)."""
         from engines.ocr_models import bundled_models, character_table
 
         models = bundled_models(settings.model_dir or None)
         factory = backend_factory or _onnxruntime(settings.threads)
-        detector = TextDetector(factory(str(models.det)), DetParams(max_side=settings.det_max_side))
-        classifier = AngleClassifier(factory(str(models.cls))) if settings.use_cls else None
-        recognizer = TextRecognizer(factory(str(models.rec)), character_table(models.rec))
+        detector = TextDetector(factory("det", str(models.det)), DetParams(max_side=settings.det_max_side))
+        classifier = AngleClassifier(factory("cls", str(models.cls))) if settings.use_cls else None
+        recognizer = TextRecognizer(factory("rec", str(models.rec)), character_table(models.rec))
         log.info("OCR: %s models from %s", models.version, models.det.parent)
         return cls(detector, classifier, recognizer, LayoutParams(min_confidence=settings.min_confidence))
 
@@ -131,7 +136,7 @@ class PpOcrPipeline:
 def _onnxruntime(threads: int) -> BackendFactory:
     from engines.ort_backend import OnnxRuntimeBackend
 
-    def make(path: str) -> InferenceBackend:
+    def make(role: str, path: str) -> InferenceBackend:
         return OnnxRuntimeBackend(path, threads=threads)
 
     return make

@@ -32,7 +32,7 @@ from appliance.common.batcher import DeadlineExceeded, MicroBatcher, Overloaded
 
 from appliance.ocr.errors import OcrBackendUnavailable
 from appliance.ocr.image import ImageLimits, check_size, decode_photo, enable_heic, read_photo_file
-from appliance.ocr.pipeline import OcrPipeline, PpOcrPipeline
+from appliance.ocr.pipeline import BackendFactory, OcrPipeline, PpOcrPipeline
 from appliance.ocr.result import STAGES, OcrResult
 from appliance.ocr.settings import OcrSettings
 
@@ -59,8 +59,10 @@ class OcrReader:
             max_queue=64 * max(1, queue_max))
 
     @classmethod
-    def open(cls, settings: OcrSettings = OcrSettings()) -> OcrReader:
-        return cls(open_pipeline(settings), settings.limits, settings.cache_size, settings.queue_max,
+    def open(cls, settings: OcrSettings = OcrSettings(), backend_factory: BackendFactory | None = None) -> OcrReader:
+        """``backend_factory(role, path)`` serves the PP-OCR models (the engines manager's);
+        None: ONNX Runtime."""
+        return cls(open_pipeline(settings, backend_factory), settings.limits, settings.cache_size, settings.queue_max,
                    settings.deadline_s, settings.rec_batch_wait_ms)
 
     @property
@@ -156,11 +158,11 @@ def ordered_stages(stages: dict[str, float]) -> dict[str, float]:
     return {**{name: stages[name] for name in STAGES if name in stages}, **stages}
 
 
-def open_pipeline(settings: OcrSettings) -> OcrPipeline:
+def open_pipeline(settings: OcrSettings, backend_factory: BackendFactory | None = None) -> OcrPipeline:
     if settings.backend == "paddleocr":
         from appliance.ocr.paddle import PaddleOcrPipeline
 
         return PaddleOcrPipeline.open(settings)
     if settings.backend == "onnx":
-        return PpOcrPipeline.open(settings)
+        return PpOcrPipeline.open(settings, backend_factory)
     raise OcrBackendUnavailable(f"unknown OCR backend {settings.backend!r}")

@@ -129,9 +129,10 @@ ASK_OPENAPI = {
 }
 
 
-def create_app(service: AskService, close_service_on_shutdown: bool = False) -> FastAPI:
+def create_app(service: AskService, *, limiter: RateLimiter, close_service_on_shutdown: bool = False) -> FastAPI:
+    """The API over ``service``; ``limiter`` is the daemon's one per-client rate limiter,
+    shared with the student page (``appliance.daemon`` makes it)."""
     serving = service.config.serving
-    limiter = RateLimiter(serving.rate_per_minute, serving.rate_burst)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):

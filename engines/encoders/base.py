@@ -56,13 +56,14 @@ def encode_rows(backend, rows: Sequence[Sequence[int]], dim: int, pad_id: int = 
 
 
 def load_encoder(name: str, cache_dir: Path, max_tokens: int = 128, threads: int = 0) -> SentenceEncoder:
-    """Build (once, cached under ``cache_dir``) and load the encoder called ``name``."""
-    if name == "use-m3":
-        from engines.encoders.use_m3 import UseM3Encoder
+    """The encoder called ``name`` on ONNX Runtime FP32, from its recipe (the one list of
+    models, :mod:`engines.recipes`); its ONNX model is built once, cached under ``cache_dir``."""
+    from engines.ort_backend import OnnxRuntimeBackend
+    from engines.recipes import encoder_recipes
 
-        return UseM3Encoder.load(cache_dir, max_tokens=max_tokens, threads=threads)
-    if name == "minilm":
-        from engines.encoders.minilm import MiniLmEncoder
-
-        return MiniLmEncoder.load(cache_dir, max_tokens=max_tokens, threads=threads)
-    raise EncoderError(f"unknown encoder {name!r}; choose 'use-m3' or 'minilm'")
+    recipes = {r.id: r for r in encoder_recipes()}
+    if name not in recipes:
+        raise EncoderError(f"unknown encoder {name!r}; choose {' or '.join(repr(n) for n in recipes)}")
+    recipe = recipes[name]
+    backend = OnnxRuntimeBackend(recipe.onnx_for_ort(Path(cache_dir)), threads=threads)
+    return recipe.make_encoder(backend, max_tokens)

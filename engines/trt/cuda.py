@@ -10,6 +10,7 @@ source on most platforms, which is why it is not the default.
 from __future__ import annotations
 
 import ctypes
+from typing import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -176,3 +177,27 @@ def probe_gpu(index: int = 0) -> GpuInfo | None:
         return load_cuda().device_info(index)
     except CudaUnavailable:
         return None
+
+
+#: The NVIDIA driver's user-space library; without it there is no usable GPU, whatever the
+#: CUDA runtime says ("CUDA driver version is insufficient" is its answer to a missing driver).
+DRIVER_LIBRARY = "libcuda.so.1"
+
+
+def driver_present(library: str = DRIVER_LIBRARY) -> bool:
+    try:
+        ctypes.CDLL(library)
+    except OSError:
+        return False
+    return True
+
+
+def describe_gpu(index: int = 0, driver: Callable[[], bool] = driver_present) -> tuple[GpuInfo | None, str]:
+    """(the GPU's facts, "") or (None, why there is none), in words true for this box: no
+    driver means no NVIDIA GPU, not an old driver."""
+    if not driver():
+        return None, f"no NVIDIA GPU (no NVIDIA driver: {DRIVER_LIBRARY} is not installed)"
+    try:
+        return load_cuda().device_info(index), ""
+    except CudaUnavailable as exc:
+        return None, f"none usable ({exc})"

@@ -65,8 +65,8 @@ def built(tmp_path_factory, model_cache, text_data, rtx):
     results = {}
     for precision, model_ids in plan.items():
         engine_dir = tmp_path_factory.mktemp(f"engines-{precision}")
-        config = ManagerConfig(engine_dir=engine_dir, cache_dir=model_cache, flavour="tensorrt-rtx",
-                               precision=precision)
+        config = ManagerConfig(engine_dir=engine_dir, cache_dir=model_cache, preference=("tensorrt-rtx",),
+                               precision={"*": precision}, aot_compute_capability="8.6")
         manager = EngineManager(config, text_data=text_data, probe=no_gpu)
         for status in manager.ensure(model_ids):
             results[(status.model_id, precision)] = (manager, status)

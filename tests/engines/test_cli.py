@@ -22,10 +22,12 @@ def data_dir(tmp_path, model_cache):
 @pytest.mark.slow
 def test_ensure_builds_then_reuses(data_dir, rtx):
     runner = CliRunner()
-    args = ["ensure", "--model", "ocr-cls", "--flavour", "tensorrt-rtx", "--data-dir", str(data_dir)]
+    args = ["ensure", "--model", "ocr-cls", "--flavour", "tensorrt-rtx", "--aot-compute-capability", "8.6",
+            "--data-dir", str(data_dir)]
     first = runner.invoke(engines_group, args)
     assert first.exit_code == 0, first.output
-    assert "[ocr-cls] building: no engine built yet" in first.output
+    assert "note: --flavour tensorrt-rtx overrides engines.flavours" in first.stderr
+    assert "[ocr-cls] building with tensorrt-rtx: no engine built yet" in first.output
     assert "built in" in first.output and "verification: unverified" in first.output
     assert (data_dir / "engines" / "ocr-cls-tensorrt-rtx.engine").is_file()
     second = runner.invoke(engines_group, args + ["--json"])
@@ -47,7 +49,7 @@ def test_status_and_doctor_take_dirs_from_ctx_obj(data_dir, rtx):
     assert all(row["serving"].startswith("onnxruntime") for row in rows.values())
     report = runner.invoke(doctor, [], obj=obj)
     assert report.exit_code == 0, report.output
-    assert "GPU:        none usable" in report.output
+    assert "GPU:        no NVIDIA GPU (no NVIDIA driver" in report.output
     assert "tensorrt-rtx:" in report.output and "disk:" in report.output
     assert "use-m3" in report.output
 
@@ -84,3 +86,18 @@ def test_unknown_model_is_one_error_line(data_dir):
     result = CliRunner().invoke(engines_group, ["ensure", "--model", "gpt-9", "--data-dir", str(data_dir)])
     assert result.exit_code == 2
     assert result.output.startswith("error: unknown model(s) gpt-9; known:") and "Traceback" not in result.output
+
+
+def test_doctor_only_reads(tmp_path):
+    """On an empty data dir doctor reports and writes nothing: no folder, no exported model."""
+    data = tmp_path / "data"
+    report = CliRunner().invoke(doctor, ["--data-dir", str(data)])
+    assert report.exit_code == 0, report.output
+    assert not data.exists(), sorted(p.name for p in data.rglob("*"))
+    assert "insufficient" not in report.output and "onnxruntime:" in report.output
+    assert "not exported yet" in report.output
+    from engines.trt.cuda import driver_present
+
+    if not driver_present():
+        assert "GPU:        no NVIDIA GPU (no NVIDIA driver" in report.output
+        assert "built yet" not in report.output  # no advice to build what cannot run here

@@ -11,11 +11,12 @@ import pytest
 from engines.backend import BackendError
 from engines.engine_key import EngineKey
 from engines.failover import FailoverBackend
+from engines.accelerators import ACCELERATORS, BuiltEngine
+from engines.accelerators.tensorrt import TensorRtAccelerator
 from engines.manager import EngineManager, ManagerConfig
 from engines.manifest import EngineManifest
-from engines.trt.builder import BuildResult
 from engines.trt.cuda import GpuInfo
-from engines.trt.flavours import Flavour
+from engines.trt.flavours import TENSORRT_RTX, Flavour
 
 pytestmark = pytest.mark.slow
 
@@ -23,14 +24,21 @@ BUILT = [("use-m3", "int8"), ("minilm", "int8"), ("use-m3", "fp16"), ("minilm", 
          ("ocr-det", "fp16"), ("ocr-rec", "fp16")]
 
 
+RTX = "tensorrt-rtx"
+
+
 def _manifest(manager, model_id) -> EngineManifest:
-    return EngineManifest.load(manager.paths(model_id, manager.flavour())[1])
+    return EngineManifest.load(manager.paths(model_id, RTX)[1])
+
+
+def _rtx(manager):
+    return ACCELERATORS[RTX]
 
 
 @pytest.mark.parametrize("model_id,precision", BUILT)
 def test_engine_built_on_cpu_with_manifest(built, model_id, precision):
     manager, status = built[(model_id, precision)]
-    engine_path, manifest_path = manager.paths(model_id, manager.flavour())
+    engine_path, manifest_path = manager.paths(model_id, RTX)
     assert engine_path.stat().st_size > 1_000_000, status
     m = EngineManifest.load(manifest_path)
     assert m.model_id == model_id and m.flavour == "tensorrt-rtx" and m.flavour_version
@@ -48,22 +56,49 @@ def test_engine_built_on_cpu_with_manifest(built, model_id, precision):
         assert m.precision_gate["passed"] and m.precision_gate["mean_cosine"] >= 0.99
 
 
-def _no_build(*args, **kwargs):
-    raise AssertionError("the engine was rebuilt although its key matched")
+class _RecordingRtx(TensorRtAccelerator):
+    """TensorRT-RTX whose builds are recorded and written as stand-in files (or refused)."""
+
+    def __init__(self, calls, refuse: bool = False, fail_open: bool = False, aot_only: bool = False):
+        super().__init__(TENSORRT_RTX, "test", runs_on=lambda gpu: "")
+        self.calls, self.refuse, self.fail_open, self.aot_only = calls, refuse, fail_open, aot_only
+
+    def build_target(self, gpu, aot_compute_capability):
+        """``aot_only``: the engines built ahead of time count as built for the GPU present."""
+        return super().build_target(None if self.aot_only else gpu, aot_compute_capability or "8.6")
+
+    def unavailable(self, gpu):
+        return "" if gpu is not None else "no NVIDIA GPU here to run its engines"
+
+    def build(self, job, progress=None):
+        if self.refuse:
+            raise AssertionError("the engine was rebuilt although its key matched")
+        self.calls.append(job)
+        job.engine_path.write_bytes(b"fake engine " + job.onnx_path.name.encode())
+        return BuiltEngine(job.engine_path, 0.01, job.engine_path.stat().st_size)
+
+    def open(self, path, options):
+        if self.fail_open:
+            raise BackendError("fake")
+        return super().open(path, options)
 
 
-def _fake_builder(calls):
-    def build(request, progress=None):
-        calls.append(request)
-        request.engine_path.write_bytes(b"fake engine " + request.onnx_path.name.encode())
-        return BuildResult(request.engine_path, 0.01, request.engine_path.stat().st_size, "x")
+@pytest.fixture
+def rtx_calls(monkeypatch):
+    """Builds of a recording TensorRT-RTX registered in its place for the test."""
+    calls = []
+    monkeypatch.setitem(ACCELERATORS, RTX, _RecordingRtx(calls))
+    return calls
 
-    return build
+
+@pytest.fixture
+def no_rebuild(monkeypatch):
+    monkeypatch.setitem(ACCELERATORS, RTX, _RecordingRtx([], refuse=True))
 
 
-def test_rebuild_skipped_when_key_matches(built, text_data):
+def test_rebuild_skipped_when_key_matches(built, text_data, no_rebuild):
     manager, _ = built[("ocr-det", "fp16")]
-    again = EngineManager(manager.config, text_data=text_data, probe=lambda: None, builder=_no_build)
+    again = EngineManager(manager.config, text_data=text_data, probe=lambda: None)
     (status,) = again.ensure(["ocr-det"])
     assert status.engine_path and "no GPU" in status.reason
 
@@ -77,33 +112,33 @@ def det_copy(built, tmp_path, text_data):
     return dataclasses.replace(manager.config, engine_dir=engine_dir)
 
 
-def test_rebuild_when_tensorrt_version_changes(det_copy, text_data, monkeypatch):
-    calls = []
+def test_rebuild_when_tensorrt_version_changes(det_copy, text_data, monkeypatch, rtx_calls):
+    calls = rtx_calls
     monkeypatch.setattr(Flavour, "version", lambda self: "99.0")
-    manager = EngineManager(det_copy, text_data=text_data, probe=lambda: None, builder=_fake_builder(calls))
+    manager = EngineManager(det_copy, text_data=text_data, probe=lambda: None)
     progress = []
     manager.ensure(["ocr-det"], progress=lambda mid, msg: progress.append(msg))
     assert len(calls) == 1 and any("flavour_version" in msg for msg in progress)
     assert _manifest(manager, "ocr-det").flavour_version == "99.0"
 
 
-def test_rebuild_when_gpu_fields_change(det_copy, text_data):
+def test_rebuild_when_gpu_fields_change(det_copy, text_data, monkeypatch):
     calls = []
+    monkeypatch.setitem(ACCELERATORS, RTX, _RecordingRtx(calls, fail_open=True))
     gpu = GpuInfo("NVIDIA GeForce RTX 4060", "8.9", "13.0", "13.0", 8 << 30)
-    manager = EngineManager(det_copy, text_data=text_data, probe=lambda: gpu, builder=_fake_builder(calls),
-                            open_engine=lambda path, flavour: (_ for _ in ()).throw(BackendError("fake")))
+    manager = EngineManager(det_copy, text_data=text_data, probe=lambda: gpu)
     manager.ensure(["ocr-det"])
-    assert len(calls) == 1 and calls[0].compute_capability == ""  # the GPU present: ComputeCapability.CURRENT
+    assert len(calls) == 1 and calls[0].target.gpu_name  # the GPU present: ComputeCapability.CURRENT
     m = _manifest(manager, "ocr-det")
     assert (m.gpu_name, m.compute_capability) == ("NVIDIA GeForce RTX 4060", "8.9")
     assert m.verification["status"] == "failed"  # the engine did not load, so it is not marked good
 
 
-def test_rebuild_when_model_hash_changes(det_copy, text_data, tmp_path):
+def test_rebuild_when_model_hash_changes(det_copy, text_data, tmp_path, rtx_calls):
     import onnx
 
-    calls = []
-    manager = EngineManager(det_copy, text_data=text_data, probe=lambda: None, builder=_fake_builder(calls))
+    calls = rtx_calls
+    manager = EngineManager(det_copy, text_data=text_data, probe=lambda: None)
     recipe = manager.recipes["ocr-det"]
     model = onnx.load(str(recipe.onnx_for_trt(det_copy.cache_dir)))
     model.doc_string = "retrained"
@@ -115,19 +150,23 @@ def test_rebuild_when_model_hash_changes(det_copy, text_data, tmp_path):
     assert len(calls) == 1 and _manifest(manager, "ocr-det").model_sha256 != old_sha
 
 
-def test_corrupted_engine_is_detected_and_ort_serves(det_copy, text_data):
-    manager = EngineManager(det_copy, text_data=text_data, probe=lambda: None, builder=_no_build)
-    engine_path, manifest_path = manager.paths("ocr-det", manager.flavour())
+def test_corrupted_engine_is_detected_and_ort_serves(det_copy, text_data, monkeypatch):
+    monkeypatch.setitem(ACCELERATORS, RTX, _RecordingRtx([], refuse=True, aot_only=True))
+    gpu = GpuInfo("NVIDIA GeForce RTX 4060", "8.6", "13.0", "13.0", 8 << 30)
+    manager = EngineManager(det_copy, text_data=text_data, probe=lambda: None)
+    engine_path, manifest_path = manager.paths("ocr-det", RTX)
     m = EngineManifest.load(manifest_path)
     m.verification = {"status": "passed"}  # as if it had been verified on a GPU
     m.save(manifest_path)
     data = bytearray(engine_path.read_bytes())
     data[len(data) // 2 : len(data) // 2 + 64] = b"\xff" * 64
     engine_path.write_bytes(bytes(data))
-    _, why = manager.check(manager.recipes["ocr-det"], manager.flavour(),
-                           manager.expected_key(manager.recipes["ocr-det"], manager.flavour(),
-                                                manager.target(manager.flavour())))
+    rtx = _rtx(manager)
+    _, why = manager.check(manager.recipes["ocr-det"], rtx,
+                           manager.expected_key(manager.recipes["ocr-det"], rtx, rtx.build_target(None, "8.6")))
     assert "sha256" in why
+    # on a box whose GPU could run it, the corrupted engine is refused and ONNX Runtime serves
+    manager = EngineManager(det_copy, text_data=text_data, probe=lambda: gpu)
     backend = manager.backend_for("ocr-det")
     assert backend.name.startswith("onnxruntime")
     (status,) = manager.status()
@@ -137,7 +176,7 @@ def test_corrupted_engine_is_detected_and_ort_serves(det_copy, text_data):
 
 
 def test_no_tensorrt_means_ort(tmp_path, model_cache, text_data):
-    config = ManagerConfig(engine_dir=tmp_path, cache_dir=model_cache, flavour="tensorrt")  # full TRT: absent here
+    config = ManagerConfig(engine_dir=tmp_path, cache_dir=model_cache, preference=("tensorrt",))  # full TRT: absent here
     manager = EngineManager(config, text_data=text_data, probe=lambda: None)
     (status,) = manager.ensure(["ocr-det"])
     assert status.serving == "onnxruntime" and "no engine" in status.reason
@@ -169,7 +208,7 @@ class _Reference:
 @pytest.mark.parametrize("mode,expected", [("raise", "illegal memory"), ("nan", "non-finite")])
 def test_failover_at_run_time_schedules_a_rebuild(det_copy, text_data, mode, expected):
     manager = EngineManager(det_copy, text_data=text_data, probe=lambda: None)
-    backend = FailoverBackend(_Flaky(mode), _Reference, lambda reason: manager.schedule_rebuild("ocr-det", reason))
+    backend = FailoverBackend(_Flaky(mode), _Reference, lambda reason: manager.schedule_rebuild("ocr-det", RTX, reason))
     out = backend.run({"x": np.zeros(2)})
     assert out["y"].tolist() == [0.5, 1.0] and backend.failed_over and backend.name == "onnxruntime-cpu"
     assert backend.run({"x": np.zeros(2)})["y"].tolist() == [0.5, 1.0]
@@ -177,12 +216,13 @@ def test_failover_at_run_time_schedules_a_rebuild(det_copy, text_data, mode, exp
     assert status.serving == "onnxruntime" and status.rebuild_scheduled and expected in status.reason
     m = _manifest(manager, "ocr-det")
     assert m.verification["status"] == "failed"
-    key = manager.expected_key(manager.recipes["ocr-det"], manager.flavour(), manager.target(manager.flavour()))
-    assert manager.check(manager.recipes["ocr-det"], manager.flavour(), key)[0] is None  # next ensure rebuilds
+    rtx = _rtx(manager)
+    key = manager.expected_key(manager.recipes["ocr-det"], rtx, rtx.build_target(None, "8.6"))
+    assert manager.check(manager.recipes["ocr-det"], rtx, key)[0] is None  # next ensure rebuilds
 
 
 def test_key_is_used_for_reuse(built):
     manager, _ = built[("minilm", "int8")]
-    flavour = manager.flavour()
-    key = manager.expected_key(manager.recipes["minilm"], flavour, manager.target(flavour))
+    rtx = _rtx(manager)
+    key = manager.expected_key(manager.recipes["minilm"], rtx, rtx.build_target(None, "8.6"))
     assert isinstance(key, EngineKey) and _manifest(manager, "minilm").key() == key

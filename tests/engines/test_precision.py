@@ -121,6 +121,6 @@ def test_cpu_int8_serves_only_if_it_passes_and_is_faster(built, model_id):
     if outcome.precision == "int8":
         assert outcome.gate.passed and outcome.gate.top1_agreement >= 0.98
         assert outcome.speedup >= 1.1
-        assert manager.ort_backend(manager.recipes[model_id]).name == "onnxruntime-cpu"
+        assert manager.cpu_backend(manager.recipes[model_id]).name == "onnxruntime-cpu"
     else:  # only a timing verdict may refuse it here: the accuracy is not in doubt
         assert outcome.fallbacks and "not faster" in outcome.fallbacks[0].reason, outcome.fallbacks

@@ -37,8 +37,9 @@ def test_engine_runs_and_matches_onnxruntime(built, model_id, precision):
     from engines.trt.runtime import TensorRtBackend
 
     manager, _ = built[(model_id, precision)]
-    flavour = manager.flavour()
-    backend = TensorRtBackend(manager.paths(model_id, flavour)[0], flavour, streams=2)
+    from engines.trt.flavours import TENSORRT_RTX as flavour
+
+    backend = TensorRtBackend(manager.paths(model_id, flavour.name)[0], flavour, streams=2)
     assert isinstance(backend, InferenceBackend)
     reference = OnnxRuntimeBackend(manager.recipes[model_id].onnx_for_ort(manager.config.cache_dir))
     for feed in sample_feeds(manager.recipes[model_id]):

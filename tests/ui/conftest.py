@@ -84,23 +84,23 @@ def live_server(tmp_path_factory, model_cache):
     import uvicorn
     from argon2 import PasswordHasher
 
-    from appliance.serve.api import create_app
+    from appliance import daemon
     from appliance.config import Config
-    from appliance.ask.service import AskService
     from appliance.teachers.accounts import TeacherAuth
     from appliance.ui_config import UiConfig
-    from ui.mount import mount_pages
 
     data_dir = tmp_path_factory.mktemp("ui-data")
     (data_dir / "cache").symlink_to(model_cache, target_is_directory=True)
     config = dataclasses.replace(Config(), data_dir=data_dir)
     with OutboundGuard() as guard:
-        service = AskService.open(config)
-        auth = TeacherAuth.from_settings(service.store, UiConfig(login_max_failures=5),
-                                         hasher=PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
-        auth.accounts.add(TEACHER, PASSWORD)
-        app = create_app(service, close_service_on_shutdown=True)
-        mounted = mount_pages(app, service, config, auth=auth)
+        def make_auth(store):
+            auth = TeacherAuth.from_settings(store, UiConfig(login_max_failures=5),
+                                             hasher=PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
+            auth.accounts.add(TEACHER, PASSWORD)
+            return auth
+
+        built = daemon.build(config, make_auth=make_auth, progress=False)
+        app, service, mounted = built.app, built.service, built.pages
         port = _free_port()
         server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
         thread = threading.Thread(target=server.run, daemon=True)

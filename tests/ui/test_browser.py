@@ -255,7 +255,7 @@ def test_teacher_plots_tab(live_server, browser, shots):
 def test_status_page_shows_engines_and_rebuilds(live_server, browser, shots):
     context, page, _ = new_page(browser)
     login(page, live_server.url, target="/status/")
-    page.wait_for_selector("#eq-engines [role=gridcell]:has-text('onnxruntime-cpu')")
+    page.wait_for_selector("#eq-engines [role=gridcell]:has-text('onnxruntime')")
     assert "use-m3" in page.inner_text("#eq-engines")
     page.wait_for_selector("#eq-latency [role=gridcell]:has-text('ask (text)')")
     assert "GiB" in page.inner_text("#eq-status-facts")

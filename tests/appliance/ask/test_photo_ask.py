@@ -8,7 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
-from appliance.serve.api import create_app
+from appliance.daemon import api_app
 from appliance.ask.service import AskService
 
 
@@ -70,7 +70,7 @@ def test_blank_sheet_gets_a_clear_message_and_a_logged_ask(service):
 
 def test_api_photo_uploads_good_and_bad(service, photos):
     expected_id, photo = photos[1]
-    with TestClient(create_app(service)) as client:
+    with TestClient(api_app(service)) as client:
         ok = client.post("/api/v1/ask", files={"photo": ("q.jpg", photo, "image/jpeg")})
         assert ok.status_code == 200 and ok.json()["matched_id"] == expected_id
         cases = {
@@ -91,7 +91,7 @@ def test_api_refuses_a_200_mb_upload_without_reading_it_all(service):
         for _ in range(200):
             yield b"\0" * 2**20
 
-    with TestClient(create_app(service)) as client:
+    with TestClient(api_app(service)) as client:
         response = client.post("/api/v1/ask", content=body(),
                                headers={"content-type": "multipart/form-data; boundary=x"})
         assert response.status_code == 413 and "larger than" in response.json()["detail"]

@@ -55,7 +55,8 @@ def test_empty_bank_uses_the_demo_bank_only_when_the_daemon_would_load_it(config
 
 def test_engines_off_serves_onnxruntime_directly(config):
     off = dataclasses.replace(config, encoder=EncoderConfig(engines=False))
-    encoder, manager = engine_wiring.open_encoder(off)
+    manager = engine_wiring.open_engines(off)
+    encoder = engine_wiring.open_encoder(off, manager)
     assert manager is None and encoder.backend_name == "onnxruntime-cpu"
 
 
@@ -64,7 +65,9 @@ def test_engines_on_without_a_verdict_serves_fp32_and_says_why(config, model_cac
     fresh = tmp_path / "fresh"
     (fresh / "cache").mkdir(parents=True)  # exported models shared, no precision verdicts
     (fresh / "cache" / "models").symlink_to(model_cache / "models", target_is_directory=True)
-    encoder, manager = engine_wiring.open_encoder(dataclasses.replace(config, data_dir=fresh))
+    fresh_config = dataclasses.replace(config, data_dir=fresh)
+    manager = engine_wiring.open_engines(fresh_config)
+    encoder = engine_wiring.open_encoder(fresh_config, manager)
     (status,) = manager.status()
     assert status.model_id == "use-m3" and status.serving == "onnxruntime" and status.precision == "fp32"
     assert "eduqa engines ensure" in status.reason

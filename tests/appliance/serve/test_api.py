@@ -5,15 +5,14 @@ import dataclasses
 import pytest
 from fastapi.testclient import TestClient
 
-from appliance.serve.api import create_app
+from appliance import daemon
 from appliance.config import ServingConfig
-from appliance.ask.service import AskService
 
 
 def make_client(config, **serving):
     config = dataclasses.replace(config, serving=dataclasses.replace(ServingConfig(), **serving))
-    service = AskService.open(config)
-    return service, TestClient(create_app(service, close_service_on_shutdown=True))
+    built = daemon.build(config, pages=False, progress=False)
+    return built.service, TestClient(built.app)
 
 
 @pytest.fixture
@@ -53,7 +52,7 @@ def test_metrics_count_asks_batches_and_cache(client):
     assert 'eduqa_asks_total{kind="text",outcome="answered"} 2.0' in text
     assert 'eduqa_cache_lookups_total{cache="answer",result="hit"} 1.0' in text
     assert 'eduqa_batch_size_count{engine="encoder"} 1.0' in text
-    assert 'eduqa_model_backend{backend="onnxruntime-cpu"' in text
+    assert 'eduqa_model_backend{backend="onnxruntime",model="use-m3"' in text
     assert "eduqa_stage_milliseconds_bucket" in text and "eduqa_queue_depth" in text
 
 
