@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.needs import skip_missing
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -24,7 +26,7 @@ def require_root(what: str) -> None:
 def require_tool(tool: str, package: str | None = None) -> str:
     path = shutil.which(tool)
     if path is None:
-        pytest.skip(f"{tool} is not installed (apt-get install -y {package or tool})")
+        skip_missing(tool, f"apt-get install -y {package or tool}")
     return path
 
 
