@@ -1,7 +1,7 @@
 """The school's question bank: import, export, statistics and the bundled demo bank.
 
 Writes go through one SQL upsert inside one transaction, so an import either lands
-whole or not at all; sqlite-utils keeps the FTS5 trigram index and serves reads.
+whole or not at all; triggers keep the FTS5 trigram index (``appliance/db/sql.py``).
 """
 
 from __future__ import annotations

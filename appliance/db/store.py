@@ -1,11 +1,12 @@
 """The appliance's SQLite file: opened in WAL mode, schema created, FTS5 trigram index kept.
 
 Opening a store brings its schema up to date (``migrations``: numbered steps,
-``PRAGMA user_version``, a copy first, one transaction). One :class:`Store` per process. Writes go through one connection shared between threads
-under ``store.lock``, each its own short transaction. Reads (:meth:`Store.query`) take a
-read-only connection from a small pool: in WAL mode they never wait for a writer's
-fsync, and each statement sees everything committed before it started. A read inside a
-write transaction uses the writing connection, so it sees that transaction's own changes.
+``PRAGMA user_version``, a copy first, one transaction). One :class:`Store` per process.
+Writes go through one connection shared between threads under ``store.lock``, each its own
+short transaction. Reads (:meth:`Store.query`) take a read-only connection from a small
+pool: in WAL mode they never wait for a writer's fsync, and each statement sees everything
+committed before it started. A read inside a write transaction uses the writing
+connection, so it sees that transaction's own changes.
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
-
-import sqlite_utils
 
 from appliance.db import migrations, sql
 
@@ -66,7 +65,6 @@ class Store:
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open the database {self.path}: {exc}") from exc
         self.conn = conn
-        self.db = sqlite_utils.Database(conn)
         self.lock = threading.RLock()
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
@@ -89,6 +87,14 @@ class Store:
             except sqlite3.Error as exc:
                 self.conn.close()
                 raise StoreError(f"cannot read the schema of {self.path}: {explain(exc)}") from None
+
+    @property
+    def db(self):
+        """sqlite-utils' view of the writing connection, imported on first use (it loads
+        pandas, seconds of every command's start otherwise)."""
+        import sqlite_utils
+
+        return sqlite_utils.Database(self.conn)
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
