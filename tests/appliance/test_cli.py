@@ -215,9 +215,9 @@ def fake_daemon():
     received = []
 
     class Handler(BaseHTTPRequestHandler):
-        def _json(self, body):
+        def _json(self, body, status=200):
             data = json.dumps(body).encode()
-            self.send_response(200)
+            self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
@@ -227,8 +227,13 @@ def fake_daemon():
             self._json({"status": "alive"})
 
         def do_POST(self):
-            received.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-            self._json(CANNED_CARD)
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            kind = self.headers["Content-Type"]
+            received.append(json.loads(body) if kind == "application/json" else (kind, body))
+            if received[-1] == {"text": "refuse me"}:
+                self._json({"detail": "too many questions from this address; wait a moment"}, 429)
+            else:
+                self._json(CANNED_CARD)
 
         def log_message(self, *args):
             pass
@@ -252,6 +257,29 @@ def test_ask_goes_through_a_running_daemon(fake_daemon, tmp_path, monkeypatch):
     assert received == [{"text": "水的沸点"}]
     assert "[demo-phys-009] 水的沸点是多少" in result.output and "ask #41" in result.output
     assert "similar: [demo-phys-010]" in result.output
+
+
+def test_a_refusal_by_the_daemon_is_one_error_line(fake_daemon, tmp_path):
+    port, _ = fake_daemon
+    result = CliRunner().invoke(main, ["--config", config_file(tmp_path, port), "--data-dir", str(tmp_path),
+                                       "ask", "refuse me"])
+    line = one_error_line(result)
+    assert "refused the question (429): too many questions" in line
+
+
+def test_ask_photo_goes_through_a_running_daemon(fake_daemon, tmp_path, monkeypatch):
+    import appliance.cli as cli
+
+    port, received = fake_daemon
+    monkeypatch.setattr(cli, "_service", lambda *a, **k: pytest.fail("ask loaded the models"))
+    photo = tmp_path / "q.jpg"
+    photo.write_bytes(b"\xff\xd8 not really a jpeg \xff\xd9")
+    result = CliRunner().invoke(main, ["--config", config_file(tmp_path, port), "--data-dir", str(tmp_path),
+                                       "ask", "--photo", str(photo), "--json"])
+    assert result.exit_code == 0, result.output
+    (kind, body), = received
+    assert kind.startswith("multipart/form-data") and b'name="photo"' in body and photo.read_bytes() in body
+    assert json.loads(result.output)["matched_id"] == "demo-phys-009"
 
 
 def test_find_daemon_reaches_a_wildcard_listener_and_ignores_a_closed_port(fake_daemon):
