@@ -170,3 +170,19 @@ def test_restoring_an_old_backup_upgrades_it(tmp_path):
 def test_split_statements_keeps_triggers_whole():
     script = "CREATE TABLE t (a);\nCREATE TRIGGER x AFTER INSERT ON t BEGIN\n  SELECT 1;\n  SELECT 2;\nEND;\n"
     assert len(migrations.split_statements(script)) == 2
+
+
+def test_restoring_a_backup_from_a_newer_release_is_refused_and_changes_nothing(tmp_path):
+    from appliance.ops.backup import BackupError, restore
+
+    newer = tmp_path / "newer.db"
+    Store(newer).close()
+    with sqlite3.connect(newer) as conn:
+        conn.execute("PRAGMA user_version = 99")
+    live = tmp_path / "data" / "eduqa.db"
+    make_v1_database(tmp_path / "seed.db")
+    restore(tmp_path / "seed.db", live)
+    before = dump(live)
+    with pytest.raises(BackupError, match="newer than this eduqa"):
+        restore(newer, live)
+    assert dump(live) == before and user_version(live) == migrations.latest_version()
