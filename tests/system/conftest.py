@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def require_root(what: str) -> None:
     if os.geteuid() != 0:
-        pytest.skip(f"{what} needs root (CI runs the suite as root)")
+        skip_missing("root", "run the tests as root, as .ci/run does")
 
 
 def require_tool(tool: str, package: str | None = None) -> str:
