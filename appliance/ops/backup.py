@@ -90,7 +90,9 @@ def stamp_of(path: Path) -> datetime | None:
     match = BACKUP_NAME.match(path.name)
     if not match:
         return None
-    return datetime.strptime(match.group(1), STAMP_FORMAT).replace(tzinfo=timezone.utc)
+    # fromisoformat reads the basic ISO form (20261130T023512Z) in C; strptime would import
+    # _strptime lazily, after `eduqa backup` has switched to the service user.
+    return datetime.fromisoformat(match.group(1))
 
 
 def list_backups(dest_dir: Path) -> list[tuple[datetime, Path]]:
