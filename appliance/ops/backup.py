@@ -212,7 +212,7 @@ def prune(dest_dir: Path, keep_days: int, now: Now = utc_now) -> list[Path]:
     for path in Path(dest_dir).iterdir():
         match = PARTIAL_NAME.match(path.name)
         if match and path.is_file() and not path.is_symlink():
-            when = datetime.strptime(match.group(1), STAMP_FORMAT).replace(tzinfo=timezone.utc)
+            when = datetime.fromisoformat(match.group(1))
             if when < now().astimezone(timezone.utc) - timedelta(days=1):
                 path.unlink()
                 removed.append(path)
