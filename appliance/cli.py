@@ -95,6 +95,16 @@ def _limit_blas_threads(config: Config):
     return threadpool_limits(config.serving.blas_threads, user_api="blas")
 
 
+def _store_id(config: Config) -> str:
+    from appliance.db.store import Store
+
+    store = Store(config.db_path)
+    try:
+        return store.store_id()
+    finally:
+        store.close()
+
+
 def _service(config: Config, progress: bool = True):
     from appliance.ask.service import AskService
 
@@ -125,7 +135,7 @@ def ask(config: Config, text: str | None, photo: str | None, as_json: bool, loca
         data = read_photo_file(photo, ImageLimits(config.ocr.max_bytes, config.ocr.max_pixels))
     else:
         clean_question(text, config.ask.max_question_chars)
-    daemon = None if local else find_daemon(config.server.host, config.server.port)
+    daemon = None if local else find_daemon(config.server.host, config.server.port, _store_id(config))
     if daemon:
         log.info("asking the daemon at %s", daemon.base_url)
         card = ask_daemon(daemon, text=text, photo=data)

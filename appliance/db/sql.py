@@ -81,6 +81,9 @@ CREATE VIRTUAL TABLE IF NOT EXISTS kb_entries_fts_vocab USING fts5vocab(kb_entri
 # --- schema migrations (numbered steps: appliance/db/migrations.py) ----------------------
 #: Step 2: ``kb remove-demo`` and the statistics by origin read entries by origin.
 MIGRATE_2_ORIGIN_INDEX = "CREATE INDEX IF NOT EXISTS kb_entries_by_origin ON kb_entries (origin);"
+#: Step 3: a random identity for this database (kept by backups), so that `eduqa ask` uses
+#: a running daemon only when it serves the same database.
+MIGRATE_3_STORE_ID = "INSERT OR IGNORE INTO meta (key, value) VALUES ('store_id', lower(hex(randomblob(16))));"
 SCHEMA_VERSION_GET = "PRAGMA user_version"
 #: ``PRAGMA`` takes no parameters; the value is always an int from the step list.
 SCHEMA_VERSION_SET = "PRAGMA user_version = {version:d}"

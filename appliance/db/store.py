@@ -24,6 +24,7 @@ from appliance.db import migrations, sql
 log = logging.getLogger(__name__)
 
 FTS_TABLE = "kb_entries_fts"
+STORE_ID_KEY = "store_id"
 #: Read connections kept open; more readers than cores only wait for CPU.
 READERS = 4
 #: Page cache per read connection (KiB): the FTS index and the bank stay in memory.
@@ -175,6 +176,10 @@ class Store:
                 return True
             except sqlite3.Error:
                 return False
+
+    def store_id(self) -> str:
+        """This database's random identity (schema step 3); copies from a backup share it."""
+        return self.meta_get(STORE_ID_KEY)
 
     def meta_get(self, key: str, default: str = "") -> str:
         rows = self.query(sql.META_GET, (key,))

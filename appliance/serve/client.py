@@ -1,7 +1,8 @@
 """``eduqa ask`` through a daemon already running on this box: no models loaded here.
 
 :func:`find_daemon` asks ``GET /healthz`` on the configured port (a wildcard listen
-address is reached through loopback) and gives up quickly; :func:`ask_daemon` posts the
+address is reached through loopback), gives up quickly, and takes the daemon only when it
+serves the same database (its ``X-Eduqa-Store`` header is this data dir's store id); :func:`ask_daemon` posts the
 question (JSON, or the photo as multipart) and returns the daemon's answer card.
 """
 
@@ -13,6 +14,8 @@ import httpx
 
 from appliance.ask.card import AnswerCard, SimilarQuestion
 
+#: On ``GET /healthz``: the served database's random identity (``Store.store_id``).
+STORE_HEADER = "X-Eduqa-Store"
 #: How long to wait for a daemon to say it is alive before answering in-process.
 PROBE_TIMEOUT_S = 0.5
 _LOOPBACK = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}
@@ -27,8 +30,9 @@ class Daemon:
     base_url: str
 
 
-def find_daemon(host: str, port: int, timeout_s: float = PROBE_TIMEOUT_S) -> Daemon | None:
-    """The eduqa daemon listening on ``host:port``, or None when nothing (or something else) answers."""
+def find_daemon(host: str, port: int, store_id: str, timeout_s: float = PROBE_TIMEOUT_S) -> Daemon | None:
+    """The eduqa daemon listening on ``host:port`` and serving the database ``store_id``, or
+    None when nothing answers, something else does, or a daemon of another database does."""
     address = _LOOPBACK.get(host, host)
     base = f"http://[{address}]:{port}" if ":" in address else f"http://{address}:{port}"
     try:
@@ -36,7 +40,8 @@ def find_daemon(host: str, port: int, timeout_s: float = PROBE_TIMEOUT_S) -> Dae
         alive = reply.status_code == 200 and reply.json() == {"status": "alive"}
     except (httpx.HTTPError, ValueError):
         return None
-    return Daemon(base) if alive else None
+    same_store = bool(store_id) and reply.headers.get(STORE_HEADER) == store_id
+    return Daemon(base) if alive and same_store else None
 
 
 def ask_daemon(daemon: Daemon, text: str | None = None, photo: bytes | None = None,

@@ -207,8 +207,14 @@ CANNED_CARD = {"ask_id": 41, "question": "水的沸点", "abstained": False, "co
 
 
 @pytest.fixture
-def fake_daemon():
-    """Something that answers like a running eduqa daemon: /healthz and /api/v1/ask."""
+def fake_daemon(tmp_path):
+    """Something that answers like a running eduqa daemon serving the database in
+    ``tmp_path``: /healthz (with that database's id) and /api/v1/ask."""
+    from appliance.db.store import Store
+
+    store = Store(tmp_path / "eduqa.db")
+    served = {"store_id": store.store_id()}
+    store.close()
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -224,7 +230,12 @@ def fake_daemon():
             self.wfile.write(data)
 
         def do_GET(self):
-            self._json({"status": "alive"})
+            data = json.dumps({"status": "alive"}).encode()
+            self.send_response(200)
+            self.send_header("X-Eduqa-Store", served["store_id"])
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
 
         def do_POST(self):
             body = self.rfile.read(int(self.headers["Content-Length"]))
@@ -241,7 +252,7 @@ def fake_daemon():
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield server.server_address[1], received
+    yield server.server_address[1], received, served
     server.shutdown()
     server.server_close()
 
@@ -249,7 +260,7 @@ def fake_daemon():
 def test_ask_goes_through_a_running_daemon(fake_daemon, tmp_path, monkeypatch):
     import appliance.cli as cli
 
-    port, received = fake_daemon
+    port, received, _ = fake_daemon
     monkeypatch.setattr(cli, "_service", lambda *a, **k: pytest.fail("ask loaded the models"))
     result = CliRunner().invoke(main, ["--config", config_file(tmp_path, port), "--data-dir", str(tmp_path),
                                        "ask", "水的沸点"])
@@ -260,7 +271,7 @@ def test_ask_goes_through_a_running_daemon(fake_daemon, tmp_path, monkeypatch):
 
 
 def test_a_refusal_by_the_daemon_is_one_error_line(fake_daemon, tmp_path):
-    port, _ = fake_daemon
+    port, _, _ = fake_daemon
     result = CliRunner().invoke(main, ["--config", config_file(tmp_path, port), "--data-dir", str(tmp_path),
                                        "ask", "refuse me"])
     line = one_error_line(result)
@@ -270,7 +281,7 @@ def test_a_refusal_by_the_daemon_is_one_error_line(fake_daemon, tmp_path):
 def test_ask_photo_goes_through_a_running_daemon(fake_daemon, tmp_path, monkeypatch):
     import appliance.cli as cli
 
-    port, received = fake_daemon
+    port, received, _ = fake_daemon
     monkeypatch.setattr(cli, "_service", lambda *a, **k: pytest.fail("ask loaded the models"))
     photo = tmp_path / "q.jpg"
     photo.write_bytes(b"\xff\xd8 not really a jpeg \xff\xd9")
@@ -285,6 +296,25 @@ def test_ask_photo_goes_through_a_running_daemon(fake_daemon, tmp_path, monkeypa
 def test_find_daemon_reaches_a_wildcard_listener_and_ignores_a_closed_port(fake_daemon):
     from appliance.serve.client import find_daemon
 
-    port, _ = fake_daemon
-    assert find_daemon("0.0.0.0", port) is not None
-    assert find_daemon("127.0.0.1", free_port()) is None
+    port, _, served = fake_daemon
+    assert find_daemon("0.0.0.0", port, served["store_id"]) is not None
+    assert find_daemon("127.0.0.1", free_port(), served["store_id"]) is None
+
+
+def test_a_daemon_of_another_database_is_not_used(fake_daemon, tmp_path, monkeypatch):
+    """Another data dir (another school's copy, a test) on the same port: answer in-process."""
+    import appliance.cli as cli
+
+    port, received, served = fake_daemon
+    served["store_id"] = "0123456789abcdef0123456789abcdef"
+
+    class InProcess(Exception):
+        pass
+
+    def in_process(*args, **kwargs):
+        raise InProcess
+
+    monkeypatch.setattr(cli, "_service", in_process)
+    result = CliRunner().invoke(main, ["--config", config_file(tmp_path, port), "--data-dir", str(tmp_path),
+                                       "ask", "水的沸点"])
+    assert isinstance(result.exception, InProcess) and received == []

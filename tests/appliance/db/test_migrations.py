@@ -54,6 +54,15 @@ def dump(path: Path) -> dict[str, list[tuple]]:
         return {t: conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall() for t in TABLES}
 
 
+def assert_all_kept(before: dict[str, list[tuple]], after: dict[str, list[tuple]]) -> None:
+    """Every old row is there unchanged; the only new row is the database's id (step 3)."""
+    for table in TABLES:
+        assert set(before[table]) <= set(after[table]), table
+    added = {t: sorted(set(after[t]) - set(before[t])) for t in TABLES}
+    assert [row[0] for row in added.pop("meta")] == ["store_id"]
+    assert not any(added.values()), added
+
+
 def user_version(path: Path) -> int:
     with sqlite3.connect(path) as conn:
         return conn.execute("PRAGMA user_version").fetchone()[0]
@@ -82,7 +91,7 @@ def test_a_release_0_1_database_upgrades_with_everything_kept(tmp_path):
         assert store.query("SELECT rowid FROM kb_entries_fts WHERE kb_entries_fts MATCH ?", ('"2x+3"',))
     finally:
         store.close()
-    assert dump(db) == before
+    assert_all_kept(before, dump(db))
     assert user_version(db) == migrations.latest_version()
     # the automatic copy holds the old database as it was
     copy = db.with_name("eduqa.db.schema-v0.bak")
@@ -111,7 +120,8 @@ def test_an_up_to_date_database_is_left_alone(tmp_path):
     assert not list(tmp_path.glob("*.bak"))
 
 
-BROKEN = Step(3, "a step that fails half-way",
+NEXT = migrations.latest_version() + 1
+BROKEN = Step(NEXT, "a step that fails half-way",
               "ALTER TABLE asks ADD COLUMN note TEXT; UPDATE asks SET note = 'x'; SELECT no_such_function();")
 
 
@@ -119,10 +129,10 @@ def test_a_failing_step_leaves_the_old_database_untouched(tmp_path):
     db = tmp_path / "eduqa.db"
     make_v1_database(db)
     before = dump(db)
-    with pytest.raises(StoreError, match=r"failed at step 3 \(a step that fails half-way\).*unchanged"):
+    with pytest.raises(StoreError, match=rf"failed at step {NEXT} \(a step that fails half-way\).*unchanged"):
         Store(db, steps=migrations.STEPS + (BROKEN,))
     assert dump(db) == before
-    assert user_version(db) == 0  # steps 1 and 2 were rolled back with 3
+    assert user_version(db) == 0  # every earlier step was rolled back with the broken one
     with sqlite3.connect(db) as conn:
         columns = {r[1] for r in conn.execute("PRAGMA table_info(asks)")}
         indexes = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
@@ -163,7 +173,7 @@ def test_restoring_an_old_backup_upgrades_it(tmp_path):
     result = restore(old, live)
     assert result.schema == (0, migrations.latest_version())
     assert user_version(live) == migrations.latest_version()
-    assert dump(live) == before
+    assert_all_kept(before, dump(live))
     assert user_version(old) == 0  # the backup file itself is never changed
 
 
@@ -186,3 +196,12 @@ def test_restoring_a_backup_from_a_newer_release_is_refused_and_changes_nothing(
     with pytest.raises(BackupError, match="newer than this eduqa"):
         restore(newer, live)
     assert dump(live) == before and user_version(live) == migrations.latest_version()
+
+
+def test_each_database_gets_its_own_lasting_id(tmp_path):
+    ids = []
+    for name in ("a.db", "b.db", "a.db"):
+        store = Store(tmp_path / name)
+        ids.append(store.store_id())
+        store.close()
+    assert len(ids[0]) == 32 and ids[0] != ids[1] and ids[0] == ids[2]
