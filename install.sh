@@ -9,7 +9,7 @@ set -euo pipefail
 
 usage() {
     cat <<'USAGE'
-usage: ./install.sh --dev [--python PYTHON]
+usage: ./install.sh --dev [--engine-builders] [--python PYTHON]
        sudo ./install.sh [options]                 install, or upgrade in place
        sudo ./install.sh --uninstall [--purge]     remove (config and data kept unless --purge)
        ./install.sh --make-wheelhouse DIR [--engine E]
@@ -17,8 +17,9 @@ usage: ./install.sh --dev [--python PYTHON]
        ./install.sh --detect-engine                print the engine extra this machine gets
 
   --dev             create ./.venv next to this script and install eduqa in editable
-                    mode with the export, test and tensorrt-rtx extras (torch CPU build
-                    pinned)
+                    mode with the export and test extras (torch CPU build pinned)
+  --engine-builders with --dev: also the TensorRT-RTX builder (tensorrt-rtx extra, about
+                    230 MB) and tritonclient, for the engine build and Triton export tests
   --python PYTHON   Python 3.11+ to build the venv with (default: python3)
 
 system install (as root; Debian or Ubuntu):
@@ -76,12 +77,14 @@ skip_os_check=0
 assume_yes=0
 verbose=0
 purge=0
+engine_builders=0
 
 need_arg() { if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value"; fi; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
         --dev) mode="dev" ;;
+        --engine-builders) engine_builders=1 ;;
         --python) need_arg "$@"; python_bin="$2"; shift ;;
         --uninstall) mode="uninstall" ;;
         --purge) purge=1 ;;
@@ -124,15 +127,28 @@ if [ "$mode" = "dev" ]; then
         echo "==> creating .venv with $("$python_bin" --version)"
         "$python_bin" -m venv .venv
     fi
-    echo "==> installing eduqa (editable) with export, test and tensorrt-rtx extras"
+    extras="export,test"
+    if [ "$engine_builders" = 1 ]; then extras="$extras,tensorrt-rtx"; fi
+    echo "==> installing eduqa (editable) with the extras $extras"
     .venv/bin/python -m pip install --quiet --upgrade pip
     # torch first and pinned: the CPU build; an unpinned torch pulls gigabytes of CUDA wheels.
     .venv/bin/python -m pip install --quiet "$TORCH_PIN"
-    # tensorrt-rtx builds real engines on the CPU ahead of time, so tests prove the build.
-    .venv/bin/python -m pip install --quiet -e ".[export,test,tensorrt-rtx]"
-    # Triton's model-config schema for the export test; its own pins would downgrade ml_dtypes.
-    .venv/bin/python -m pip install --quiet --no-deps "tritonclient==2.73.0"
+    .venv/bin/python -m pip install --quiet -e ".[$extras]"
+    if [ "$engine_builders" = 1 ]; then
+        # tensorrt-rtx builds real engines on the CPU ahead of time, so tests prove the build;
+        # Triton's model-config schema for the export test (its own pins would downgrade ml_dtypes).
+        .venv/bin/python -m pip install --quiet --no-deps "tritonclient==2.73.0"
+    fi
     echo "==> done: .venv/bin/eduqa --help"
+    missing_debs=""
+    command -v dpkg >/dev/null 2>&1 && for p in chromium fonts-noto-cjk fonts-noto-color-emoji systemd shellcheck iproute2; do
+        dpkg -s "$p" >/dev/null 2>&1 || missing_debs="$missing_debs $p"
+    done
+    if [ -n "$missing_debs" ]; then
+        echo "note: the browser, photo, unit-file and shell-script tests also need Debian packages;"
+        echo "      without them they skip (pytest names what is missing):"
+        echo "      sudo apt-get install -y$missing_debs"
+    fi
     exit 0
 fi
 
@@ -191,6 +207,8 @@ resolve_engine() {
         *) die "--engine must be auto, tensorrt, tensorrt-rtx or none (got '$engine')" ;;
     esac
 }
+
+[ "$engine_builders" = 0 ] || [ "$mode" = dev ] || die "--engine-builders goes with --dev"
 
 if [ "$mode" = "detect" ]; then
     resolve_engine

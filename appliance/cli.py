@@ -29,10 +29,12 @@ def _user_errors() -> tuple[type[Exception], ...]:
     from appliance.common.textnorm import EmptyQuestionError
     from appliance.ocr.errors import OcrError
     from engines.backend import BackendError
+    from appliance.serve.client import DaemonAskError
+    from appliance.serve.port import PortBusyError
     from engines.encoders import EncoderError
 
     return (OcrError, ConfigError, BankFileError, BankImportRejected, EmptyQuestionError, StoreError,
-            EncoderError, BackendError, QueryFileError, UnknownAskError)
+            EncoderError, BackendError, QueryFileError, UnknownAskError, PortBusyError, DaemonAskError)
 
 
 def friendly_errors(func):
@@ -59,11 +61,12 @@ def friendly_errors(func):
 @click.group()
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="TOML config file (or $EDUQA_CONFIG).")
 @click.option("--data-dir", type=click.Path(file_okay=False), help="Data directory (or $EDUQA_DATA_DIR; default ./data).")
-@click.option("-v", "--verbose", is_flag=True, help="Log at DEBUG level.")
+@click.option("-v", "--verbose", count=True,
+              help="Show progress log lines (INFO); twice: DEBUG. `serve` always logs INFO.")
 @click.pass_context
-def main(ctx: click.Context, config_path: str | None, data_dir: str | None, verbose: bool) -> None:
+def main(ctx: click.Context, config_path: str | None, data_dir: str | None, verbose: int) -> None:
     """eduqa: a school's own question bank, answered offline in milliseconds."""
-    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
+    logging.basicConfig(level=_log_level(verbose, ctx.invoked_subcommand),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     try:
         ctx.obj = load_config(config_path, data_dir)
@@ -79,12 +82,29 @@ def main(ctx: click.Context, config_path: str | None, data_dir: str | None, verb
     ctx.meta[CONFIG_META] = manager_config(ctx.obj)
 
 
+def _log_level(verbose: int, command: str | None) -> int:
+    """Warnings only on ordinary calls; the daemon's journal gets INFO; -v INFO, -vv DEBUG."""
+    if verbose >= 2:
+        return logging.DEBUG
+    return logging.INFO if verbose or command == "serve" else logging.WARNING
+
+
 def _limit_blas_threads(config: Config):
     """numpy's BLAS thread pool for this process (``serving.blas_threads``); the returned
     limiter must stay referenced while the limit should hold."""
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(config.serving.blas_threads, user_api="blas")
+
+
+def _store_id(config: Config) -> str:
+    from appliance.db.store import Store
+
+    store = Store(config.db_path)
+    try:
+        return store.store_id()
+    finally:
+        store.close()
 
 
 def _service(config: Config, progress: bool = True):
@@ -98,20 +118,32 @@ def _service(config: Config, progress: bool = True):
 @click.argument("text", required=False)
 @click.option("--photo", type=click.Path(dir_okay=False), help="Ask with a photo of the problem instead of text.")
 @click.option("--json", "as_json", is_flag=True, help="Print the answer card as JSON.")
+@click.option("--local", is_flag=True, help="Answer in this process even when a daemon runs on the configured port.")
 @click.pass_obj
 @friendly_errors
-def ask(config: Config, text: str | None, photo: str | None, as_json: bool) -> None:
-    """Ask one question (TEXT, or --photo PHOTO) and print the answer card."""
-    from appliance.ocr.image import ImageLimits, read_photo_file
+def ask(config: Config, text: str | None, photo: str | None, as_json: bool, local: bool) -> None:
+    """Ask one question (TEXT, or --photo PHOTO) and print the answer card.
+
+    Through the daemon when one answers on the configured port (no models loaded here),
+    else in this process."""
     from appliance.common.textnorm import clean_question
+    from appliance.ocr.image import ImageLimits, read_photo_file
+    from appliance.serve.client import ask_daemon, find_daemon
 
     if (text is None) == (photo is None):
         raise click.UsageError("give the question as TEXT or as --photo PHOTO (one of them)")
+    data = None
     if photo:  # fail fast before loading models
         data = read_photo_file(photo, ImageLimits(config.ocr.max_bytes, config.ocr.max_pixels))
-        card = _service(config).ask_photo(data, client="cli")
     else:
         clean_question(text, config.ask.max_question_chars)
+    daemon = None if local else find_daemon(config.server.host, config.server.port, _store_id(config))
+    if daemon:
+        log.info("asking the daemon at %s", daemon.base_url)
+        card = ask_daemon(daemon, text=text, photo=data)
+    elif data is not None:
+        card = _service(config).ask_photo(data, client="cli")
+    else:
         card = _service(config).ask(text, client="cli")
     if as_json:
         click.echo(json.dumps(card.to_dict(), ensure_ascii=False, indent=2))
@@ -207,7 +239,8 @@ def _asks(config: Config):
 
 
 @log_group.command("tail")
-@click.option("-n", "count", default=20, show_default=True, help="How many of the latest asks.")
+@click.option("-n", "count", default=20, show_default=True, type=click.IntRange(min=1),
+              help="How many of the latest asks (at least 1).")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly_errors
@@ -261,17 +294,26 @@ def eval_command(config: Config, queries: str, as_json: bool, signal: str, show_
                                        "top1": round(sum(o.correct for o in photo_outcomes) / max(1, len(photo_outcomes)), 4)}
         outcomes = outcomes + photo_outcomes
     if as_json:
-        click.echo(json.dumps(summary))
-    else:
-        _print_summary(summary)
-        for label in ("photo", "text_same_queries"):
-            if label in summary:
-                click.echo(f"-- {label.replace('_', ' ')}:")
-                _print_summary(summary[label])
+        if show_failures:
+            summary["failures"] = [_failure_record(o) for o in evaluation.failures(outcomes)]
+        click.echo(json.dumps(summary, ensure_ascii=False))
+        return
+    _print_summary(summary)
+    for label in ("photo", "text_same_queries"):
+        if label in summary:
+            click.echo(f"-- {label.replace('_', ' ')}:")
+            _print_summary(summary[label])
     if show_failures:
+        click.echo("-- failures:")
         for o in evaluation.failures(outcomes):
             click.echo(f"  {o.query.qid} [{o.query.kind}] expected {o.query.expected_id or '-'} "
-                       f"got {o.answered_id or 'abstain'} ({o.confidence:.2f}): {o.query.query}", err=True)
+                       f"got {o.answered_id or 'abstain'} ({o.confidence:.2f}): {o.query.query}")
+
+
+def _failure_record(outcome) -> dict:
+    return {"qid": outcome.query.qid, "kind": outcome.query.kind, "query": outcome.query.query,
+            "expected_id": outcome.query.expected_id or None, "answered_id": outcome.answered_id,
+            "confidence": round(outcome.confidence, 4)}
 
 
 def _print_summary(summary: dict) -> None:
@@ -292,6 +334,14 @@ def _print_summary(summary: dict) -> None:
 def serve(config: Config, host: str | None, port: int | None) -> None:
     """Start the daemon: web pages and the JSON API on HOST:PORT."""
     from appliance import daemon
+    from appliance.db.store import Store
+    from appliance.serve.port import check_port_free
+
+    host, port = host or config.server.host, port or config.server.port
+    # Fail fast, before any model loads: a busy port, or a database that cannot be upgraded.
+    check_port_free(host, port)
+    Store(config.db_path).close()
+
     from appliance.serve import sdnotify
     from appliance.serve.malloc import limit_arenas
 
@@ -300,7 +350,6 @@ def serve(config: Config, host: str | None, port: int | None) -> None:
     blas_limit = _limit_blas_threads(config)  # noqa: F841 (held for the daemon's life)
     built = daemon.build(config)
     app, service = built.app, built.service
-    host, port = host or config.server.host, port or config.server.port
     # READY=1 once the port is bound; WATCHDOG=1 while the event loop answers. On SIGTERM
     # uvicorn stops accepting, lets in-flight asks finish (up to 30 s), then the app's
     # shutdown flushes the ask log and closes the database.

@@ -32,6 +32,11 @@ class ServerConfig:
     port: int = 8080
 
 
+#: The sentence encoders eduqa can serve (``encoder.model``); engines' recipes of task
+#: "sentence-encoder" (a test keeps the two in step).
+ENCODER_MODELS = ("use-m3", "minilm")
+
+
 @dataclass(frozen=True)
 class EncoderConfig:
     # "use-m3" (default, Chinese + English), "minilm" (English-only alternative).
@@ -261,6 +266,9 @@ def _coerce(kind: Any, value: Any, where: str) -> Any:
 def _check(config: Config) -> None:
     if not 0.0 <= config.search.abstain_below <= 1.0:
         raise ConfigError("search.abstain_below must be between 0 and 1")
+    if config.encoder.model not in ENCODER_MODELS:
+        raise ConfigError(f"encoder.model must be one of {', '.join(ENCODER_MODELS)} "
+                          f"(got {config.encoder.model!r})")
     if not 8 <= config.encoder.max_tokens <= 512:
         raise ConfigError("encoder.max_tokens must be between 8 and 512")
     if config.ask.max_question_chars < 10:

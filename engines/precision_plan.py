@@ -44,6 +44,9 @@ class TextData:
 class PrecisionFallback:
     precision: str
     reason: str
+    #: What was measured before refusing (None where the pass itself failed).
+    gate: GateResult | None = None
+    speedup: float | None = None
 
 
 @dataclass
@@ -66,7 +69,9 @@ class PrecisionOutcome:
     @classmethod
     def from_dict(cls, data: dict) -> "PrecisionOutcome":
         gate = GateResult(**data["gate"]) if data.get("gate") else None
-        fallbacks = [PrecisionFallback(**f) for f in data.get("fallbacks", [])]
+        fallbacks = [PrecisionFallback(f["precision"], f["reason"],
+                                       GateResult(**f["gate"]) if f.get("gate") else None, f.get("speedup"))
+                     for f in data.get("fallbacks", [])]
         return cls(data["wanted"], data["precision"], Path(data["onnx_path"]), gate,
                    data.get("calibration_samples"), data.get("calibration_note", ""), fallbacks,
                    data.get("speedup"))
@@ -98,12 +103,14 @@ class PrecisionPlanner:
             if outcome.gate.passed and self.target == "ort-cpu":
                 outcome.speedup = self._speedup(src, outcome.onnx_path)
                 if outcome.speedup < MIN_CPU_SPEEDUP:
-                    fallbacks.append(PrecisionFallback(candidate, f"not faster on this CPU ({outcome.speedup:.2f}x)"))
+                    fallbacks.append(PrecisionFallback(candidate, f"not faster on this CPU ({outcome.speedup:.2f}x)",
+                                                       outcome.gate, outcome.speedup))
                     continue
             if outcome.gate.passed:
                 outcome.fallbacks = fallbacks
                 return outcome
-            fallbacks.append(PrecisionFallback(candidate, f"accuracy gate failed: {outcome.gate.reason}"))
+            fallbacks.append(PrecisionFallback(candidate, f"accuracy gate failed: {outcome.gate.reason}",
+                                               outcome.gate))
             log.warning("%s: %s failed the accuracy gate: %s", self.recipe.id, candidate, outcome.gate.reason)
         raise AssertionError("unreachable: every chain ends with fp32")
 

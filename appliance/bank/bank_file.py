@@ -217,12 +217,28 @@ def _knowledge_points(value) -> tuple[str, ...] | None:
     return tuple(p.strip() for p in parts if p.strip())
 
 
+#: File name endings an export understands, and the format each one gets.
+EXPORT_KINDS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+
+
 def write_bank_file(entries: Iterable[dict], path: str | Path) -> int:
-    """Write entries (dicts with FIELDS; knowledge_points a list) as CSV or JSONL by suffix."""
+    """Write entries (dicts with FIELDS; knowledge_points a list) as CSV or JSONL by suffix.
+    Raises :class:`BankFileError` for another suffix or a file that cannot be written."""
     path = Path(path)
+    kind = EXPORT_KINDS.get(path.suffix.lower())
+    if kind is None:
+        raise BankFileError(f"cannot tell the format from the name {path.name!r}: "
+                            f"end it with {', '.join(EXPORT_KINDS)}")
+    try:
+        return _write_entries(entries, path, kind)
+    except OSError as exc:
+        raise BankFileError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _write_entries(entries: Iterable[dict], path: Path, kind: str) -> int:
     count = 0
     with path.open("w", encoding="utf-8", newline="") as fh:
-        if path.suffix.lower() == ".csv":
+        if kind == "csv":
             writer = csv.writer(fh)
             writer.writerow(FIELDS)
             for e in entries:

@@ -1,7 +1,7 @@
 """The school's question bank: import, export, statistics and the bundled demo bank.
 
 Writes go through one SQL upsert inside one transaction, so an import either lands
-whole or not at all; sqlite-utils keeps the FTS5 trigram index and serves reads.
+whole or not at all; triggers keep the FTS5 trigram index (``appliance/db/sql.py``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import logging
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from tqdm import tqdm
 
@@ -85,13 +85,17 @@ class QuestionBank:
         )
 
     # -- writing -------------------------------------------------------------------
-    def upsert(self, entries: list[BankEntry], origin: str, progress: bool = False) -> ImportSummary:
+    def upsert(self, entries: list[BankEntry], origin: str | Callable[[BankEntry], str],
+               progress: bool = False) -> ImportSummary:
+        """Insert or update ``entries`` in one transaction; ``origin`` names where they came
+        from (or says so per entry)."""
         ids = [e.id for e in entries]
         existing = self._existing_ids(ids)
         now = self.clock()
+        origin_of = origin if callable(origin) else (lambda _entry: origin)
         rows = (
             (e.id, e.subject, e.grade, e.question, e.answer,
-             json.dumps(list(e.knowledge_points), ensure_ascii=False), e.source, origin,
+             json.dumps(list(e.knowledge_points), ensure_ascii=False), e.source, origin_of(e),
              search_form(e.question), now, now)
             for e in tqdm(entries, desc="importing", unit="entry", disable=not progress)
         )
@@ -99,7 +103,7 @@ class QuestionBank:
             conn.executemany(sql.KB_UPSERT, rows)
             self._bump_version(conn)
         updated = len(existing)
-        log.info("bank: %d inserted, %d updated (origin %s)", len(entries) - updated, updated, origin)
+        log.info("bank: %d inserted, %d updated", len(entries) - updated, updated)
         return ImportSummary(inserted=len(entries) - updated, updated=updated)
 
     def import_file(self, path: str | Path, skip_bad: bool = False, progress: bool = False) -> ImportSummary:
@@ -107,7 +111,7 @@ class QuestionBank:
         parsed = read_bank_file(path)
         if parsed.problems and not skip_bad:
             raise BankImportRejected(Path(path), parsed.problems)
-        summary = self.upsert(parsed.entries, IMPORT_ORIGIN, progress=progress)
+        summary = self.upsert(parsed.entries, demo_marker(), progress=progress)
         return ImportSummary(summary.inserted, summary.updated, parsed.problems)
 
     def remove_origin(self, origin: str) -> int:
@@ -141,6 +145,15 @@ class QuestionBank:
 
     def _bump_version(self, conn) -> None:
         conn.execute(sql.META_SET, (BANK_VERSION_KEY, str(self.version() + 1)))  # read in this transaction
+
+
+def demo_marker() -> Callable[[BankEntry], str]:
+    """Origin for an imported entry: ``demo`` when it is, field for field, an entry of the
+    bundled demo bank (an exported and re-imported demo entry stays one, so
+    ``kb remove-demo`` still removes it), else ``import``. An entry changed in any field is
+    the school's own."""
+    bundled = frozenset(read_bank_file(demo_bank_path()).entries)
+    return lambda entry: DEMO_ORIGIN if entry in bundled else IMPORT_ORIGIN
 
 
 def demo_bank_path() -> Path:

@@ -57,6 +57,38 @@ CREATE TABLE IF NOT EXISTS meta (
 );
 """
 
+#: The FTS5 trigram index over ``kb_entries.search_text``, kept by triggers (the statements
+#: sqlite-utils' ``enable_fts`` wrote in release 0.1), and its term/document-count view.
+FTS_SCHEMA = """
+CREATE VIRTUAL TABLE IF NOT EXISTS "kb_entries_fts" USING FTS5 (
+    "search_text",
+    tokenize='trigram',
+    content="kb_entries"
+);
+CREATE TRIGGER IF NOT EXISTS "kb_entries_ai" AFTER INSERT ON "kb_entries" BEGIN
+  INSERT INTO "kb_entries_fts" (rowid, "search_text") VALUES (new.rowid, new."search_text");
+END;
+CREATE TRIGGER IF NOT EXISTS "kb_entries_ad" AFTER DELETE ON "kb_entries" BEGIN
+  INSERT INTO "kb_entries_fts" ("kb_entries_fts", rowid, "search_text") VALUES('delete', old.rowid, old."search_text");
+END;
+CREATE TRIGGER IF NOT EXISTS "kb_entries_au" AFTER UPDATE ON "kb_entries" BEGIN
+  INSERT INTO "kb_entries_fts" ("kb_entries_fts", rowid, "search_text") VALUES('delete', old.rowid, old."search_text");
+  INSERT INTO "kb_entries_fts" (rowid, "search_text") VALUES (new.rowid, new."search_text");
+END;
+CREATE VIRTUAL TABLE IF NOT EXISTS kb_entries_fts_vocab USING fts5vocab(kb_entries_fts, 'row');
+"""
+
+# --- schema migrations (numbered steps: appliance/db/migrations.py) ----------------------
+#: Step 2: ``kb remove-demo`` and the statistics by origin read entries by origin.
+MIGRATE_2_ORIGIN_INDEX = "CREATE INDEX IF NOT EXISTS kb_entries_by_origin ON kb_entries (origin);"
+#: Step 3: a random identity for this database (kept by backups), so that `eduqa ask` uses
+#: a running daemon only when it serves the same database.
+MIGRATE_3_STORE_ID = "INSERT OR IGNORE INTO meta (key, value) VALUES ('store_id', lower(hex(randomblob(16))));"
+SCHEMA_VERSION_GET = "PRAGMA user_version"
+#: ``PRAGMA`` takes no parameters; the value is always an int from the step list.
+SCHEMA_VERSION_SET = "PRAGMA user_version = {version:d}"
+TABLE_COUNT = "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+
 # --- question bank -------------------------------------------------------------
 KB_COUNT = "SELECT count(*) FROM kb_entries"
 KB_IDS_BY_ORIGIN = "SELECT id FROM kb_entries WHERE origin = ?"
@@ -78,10 +110,6 @@ KB_BM25 = (
     "SELECT kb_entries.id, bm25(kb_entries_fts) AS score "
     "FROM kb_entries_fts JOIN kb_entries ON kb_entries.rowid = kb_entries_fts.rowid "
     "WHERE kb_entries_fts MATCH ? ORDER BY score LIMIT ?"
-)
-#: The FTS index's terms (trigrams) with the number of entries holding each.
-FTS_VOCAB_CREATE = (
-    "CREATE VIRTUAL TABLE IF NOT EXISTS kb_entries_fts_vocab USING fts5vocab(kb_entries_fts, 'row')"
 )
 FTS_DOC_FREQ = "SELECT term, doc FROM kb_entries_fts_vocab WHERE term IN ({placeholders})"
 

@@ -1,10 +1,12 @@
 """The appliance's SQLite file: opened in WAL mode, schema created, FTS5 trigram index kept.
 
-One :class:`Store` per process. Writes go through one connection shared between threads
-under ``store.lock``, each its own short transaction. Reads (:meth:`Store.query`) take a
-read-only connection from a small pool: in WAL mode they never wait for a writer's
-fsync, and each statement sees everything committed before it started. A read inside a
-write transaction uses the writing connection, so it sees that transaction's own changes.
+Opening a store brings its schema up to date (``migrations``: numbered steps,
+``PRAGMA user_version``, a copy first, one transaction). One :class:`Store` per process.
+Writes go through one connection shared between threads under ``store.lock``, each its own
+short transaction. Reads (:meth:`Store.query`) take a read-only connection from a small
+pool: in WAL mode they never wait for a writer's fsync, and each statement sees everything
+committed before it started. A read inside a write transaction uses the writing
+connection, so it sees that transaction's own changes.
 """
 
 from __future__ import annotations
@@ -15,15 +17,14 @@ import sqlite3
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
-import sqlite_utils
-
-from appliance.db import sql
+from appliance.db import migrations, sql
 
 log = logging.getLogger(__name__)
 
 FTS_TABLE = "kb_entries_fts"
+STORE_ID_KEY = "store_id"
 #: Read connections kept open; more readers than cores only wait for CPU.
 READERS = 4
 #: Page cache per read connection (KiB): the FTS index and the bank stay in memory.
@@ -52,7 +53,7 @@ def explain(exc: sqlite3.Error) -> str:
 
 
 class Store:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, steps: Sequence[migrations.Step] | None = None):
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -65,23 +66,36 @@ class Store:
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open the database {self.path}: {exc}") from exc
         self.conn = conn
-        self.db = sqlite_utils.Database(conn)
         self.lock = threading.RLock()
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
         self._idle_readers: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
         self._readers_lock = threading.Lock()
         self._closed = False
+        self._steps = migrations.STEPS if steps is None else steps
+        self.migration: migrations.MigrationResult | None = None
         self._create_schema()
 
     def _create_schema(self) -> None:
+        """Bring the schema to the latest numbered step (a copy of an existing database is
+        taken first; all steps in one transaction; see ``migrations``)."""
         with self.lock:
-            self.conn.executescript(sql.SCHEMA)
-            if FTS_TABLE not in self.db.table_names():
-                self.db["kb_entries"].enable_fts(
-                    ["search_text"], tokenize="trigram", create_triggers=True
-                )
-            self.conn.execute(sql.FTS_VOCAB_CREATE)
+            try:
+                self.migration = migrations.migrate(self.conn, self.path, self._steps)
+            except migrations.MigrationError as exc:
+                self.conn.close()
+                raise StoreError(str(exc)) from None
+            except sqlite3.Error as exc:
+                self.conn.close()
+                raise StoreError(f"cannot read the schema of {self.path}: {explain(exc)}") from None
+
+    @property
+    def db(self):
+        """sqlite-utils' view of the writing connection, imported on first use (it loads
+        pandas, seconds of every command's start otherwise)."""
+        import sqlite_utils
+
+        return sqlite_utils.Database(self.conn)
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -162,6 +176,10 @@ class Store:
                 return True
             except sqlite3.Error:
                 return False
+
+    def store_id(self) -> str:
+        """This database's random identity (schema step 3); copies from a backup share it."""
+        return self.meta_get(STORE_ID_KEY)
 
     def meta_get(self, key: str, default: str = "") -> str:
         rows = self.query(sql.META_GET, (key,))

@@ -13,7 +13,8 @@ Restore (``eduqa restore FILE``) refuses while any other process has the databas
 (the daemon: ``systemctl stop eduqa`` first). FILE is judged by its content, never by its
 name: it must start with the SQLite header, pass ``integrity_check`` and hold the eduqa
 tables. The database it replaces is kept aside as ``eduqa.db.replaced-<stamp>`` (with
-its ``-wal`` if it had one), so a restore can itself be undone.
+its ``-wal`` if it had one), so a restore can itself be undone. A backup from an older
+release is brought to today's schema (``appliance.db.migrations``) before it replaces anything.
 
 The clock is injected (``now``) so retention can be tested without waiting for days.
 """
@@ -33,6 +34,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable, Iterator
+
+from appliance.db import migrations
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +77,8 @@ class RestoreResult:
     db_path: Path
     replaced: Path | None
     counts: dict[str, int]
+    #: (old, new) schema version when the backup came from an older release.
+    schema: tuple[int, int] | None = None
 
 
 def default_backup_dir(data_dir: Path) -> Path:
@@ -85,7 +90,9 @@ def stamp_of(path: Path) -> datetime | None:
     match = BACKUP_NAME.match(path.name)
     if not match:
         return None
-    return datetime.strptime(match.group(1), STAMP_FORMAT).replace(tzinfo=timezone.utc)
+    # fromisoformat reads the basic ISO form (20261130T023512Z) in C; strptime would import
+    # _strptime lazily, after `eduqa backup` has switched to the service user.
+    return datetime.fromisoformat(match.group(1))
 
 
 def list_backups(dest_dir: Path) -> list[tuple[datetime, Path]]:
@@ -205,7 +212,7 @@ def prune(dest_dir: Path, keep_days: int, now: Now = utc_now) -> list[Path]:
     for path in Path(dest_dir).iterdir():
         match = PARTIAL_NAME.match(path.name)
         if match and path.is_file() and not path.is_symlink():
-            when = datetime.strptime(match.group(1), STAMP_FORMAT).replace(tzinfo=timezone.utc)
+            when = datetime.fromisoformat(match.group(1))
             if when < now().astimezone(timezone.utc) - timedelta(days=1):
                 path.unlink()
                 removed.append(path)
@@ -245,6 +252,7 @@ def restore(backup_file: Path, db_path: Path, now: Now = utc_now) -> RestoreResu
                 conn.execute("PRAGMA journal_mode=WAL")
         except sqlite3.Error as exc:
             raise BackupError(f"{source} is not a usable SQLite database: {exc}") from None
+        schema = _upgrade_schema(staging, source)
         _match_owner(staging, data_dir)
         _fsync_file(staging)
         holder = database_in_use(db_path)  # checked again just before the swap
@@ -258,7 +266,17 @@ def restore(backup_file: Path, db_path: Path, now: Now = utc_now) -> RestoreResu
         _remove_db_files(staging)
         raise
     log.info("restored %s from %s (%s); previous database kept as %s", db_path, source, counts, replaced)
-    return RestoreResult(source, db_path, replaced, counts)
+    return RestoreResult(source, db_path, replaced, counts, schema)
+
+
+def _upgrade_schema(staging: Path, source: Path) -> tuple[int, int] | None:
+    """Bring a backup from an older release to today's schema before it replaces anything
+    (the backup file itself is the copy from before)."""
+    try:
+        upgraded = migrations.migrate_file(staging, backup_first=False)
+    except migrations.MigrationError as exc:
+        raise BackupError(f"{source} cannot be brought to this release's schema: {exc}") from None
+    return (upgraded.from_version, upgraded.to_version) if upgraded else None
 
 
 def check_sqlite_header(path: Path) -> None:

@@ -121,6 +121,8 @@ def restore_command(config: Config, file: str) -> None:
     result = restore(Path(file), config.db_path)
     counts = ", ".join(f"{n} {table}" for table, n in result.counts.items())
     click.echo(f"restored {result.db_path} from {result.restored_from} ({counts})")
+    if result.schema:
+        click.echo(f"schema upgraded from version {result.schema[0]} to {result.schema[1]}")
     if result.replaced:
         click.echo(f"the previous database is kept as {result.replaced}")
     click.echo("start the daemon again: systemctl start eduqa")

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from appliance.asklog.log import UnknownAskError
 from appliance.common.batcher import DeadlineExceeded, Overloaded
 from appliance.ocr.errors import ImageRejected
+from appliance.serve.client import STORE_HEADER
 from appliance.serve.ratelimit import RateLimiter
 from appliance.ask.service import AskService, PhotoUnavailable
 from appliance.db.store import StoreError
@@ -145,8 +146,12 @@ def create_app(service: AskService, *, limiter: RateLimiter, close_service_on_sh
     app.add_middleware(BodyLimit, max_bytes=serving.max_body_bytes)
     app.add_middleware(SameOriginWrites)
 
+    store_id = service.store.store_id()
+
     @app.get("/healthz")
-    def healthz() -> dict:
+    def healthz(response: Response) -> dict:
+        # `eduqa ask` on this box asks through the daemon only when it serves the same database.
+        response.headers[STORE_HEADER] = store_id
         return {"status": "alive"}
 
     @app.get("/readyz")

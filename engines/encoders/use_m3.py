@@ -291,10 +291,8 @@ def build_use_m3_onnx(weights_path: str | Path, out_path: str | Path) -> Path:
     L2-normalised). The embedding table stays uint8 in the file. The file is
     checked with ``onnx.checker`` and written atomically.
     """
-    try:
-        import onnx
-    except ImportError as exc:
-        raise EncoderError(f"building the use-m3 ONNX model needs the 'onnx' package ({exc})") from exc
+    if importlib.util.find_spec("onnx") is None:
+        raise EncoderError("building the use-m3 ONNX model needs the 'onnx' package")
 
     weights_path, out_path = Path(weights_path), Path(out_path)
     started = time.perf_counter()

@@ -65,3 +65,11 @@ def test_bad_files_name_the_problem(tmp_path, text, fragment):
 def test_missing_file(tmp_path):
     with pytest.raises(ConfigError, match="not found"):
         load_config(tmp_path / "absent.toml")
+
+
+def test_encoder_choices_match_the_engines_sentence_encoders():
+    from appliance.config import ENCODER_MODELS
+    from engines.recipes import default_recipes
+
+    encoders = {r.id for r in default_recipes().values() if r.task == "sentence-encoder"}
+    assert set(ENCODER_MODELS) == encoders

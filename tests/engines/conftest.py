@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.needs import skip_missing
+
 from engines.precision_plan import TextData, read_text_sets
 
 DATA = Path(__file__).resolve().parents[2] / "appliance" / "data"
@@ -44,8 +46,8 @@ def rtx():
 
     try:
         TENSORRT_RTX.load()
-    except FlavourUnavailable as exc:
-        pytest.skip(f"TensorRT-RTX is not installed: {exc}")
+    except FlavourUnavailable:
+        skip_missing("the TensorRT-RTX builder", "./install.sh --dev --engine-builders")
     return TENSORRT_RTX
 
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.needs import skip_missing
+
 from engines.onnx_io import read_io
 from engines.recipes import get_recipe
 from engines.triton import TRITON_TYPES, export_model
@@ -16,7 +18,7 @@ def triton_model_config():
     """tritonclient's generated ModelConfig message, loaded without its grpc package."""
     spec = importlib.util.find_spec("tritonclient")
     if spec is None:
-        pytest.skip("tritonclient is not installed (pip install --no-deps tritonclient)")
+        skip_missing("tritonclient", "./install.sh --dev --engine-builders")
     path = Path(next(iter(spec.submodule_search_locations))) / "grpc" / "model_config_pb2.py"
     module_spec = importlib.util.spec_from_file_location("triton_model_config_pb2", path)
     module = importlib.util.module_from_spec(module_spec)

@@ -7,6 +7,7 @@ import pytest
 
 from engines.backend import BackendError, InferenceBackend
 from engines.trt.cuda import CudaBindingsApi, CudaUnavailable, probe_gpu
+from tests.needs import missing
 
 HAS_GPU = probe_gpu() is not None
 
@@ -23,7 +24,7 @@ def test_no_gpu_gives_a_clear_backend_error(tmp_path, rtx):
 
 @pytest.mark.skipif(HAS_GPU, reason="a GPU is present")
 def test_cuda_bindings_report_no_device():
-    pytest.importorskip("cuda.bindings")
+    pytest.importorskip("cuda.bindings", reason=missing("cuda-python", "./install.sh --dev --engine-builders"))
     with pytest.raises(CudaUnavailable):
         CudaBindingsApi().device_info()
 

@@ -13,18 +13,20 @@ from pathlib import Path
 
 import pytest
 
+from tests.needs import skip_missing
+
 REPO = Path(__file__).resolve().parents[2]
 
 
 def require_root(what: str) -> None:
     if os.geteuid() != 0:
-        pytest.skip(f"{what} needs root (CI runs the suite as root)")
+        skip_missing("root", "run the tests as root, as .ci/run does")
 
 
 def require_tool(tool: str, package: str | None = None) -> str:
     path = shutil.which(tool)
     if path is None:
-        pytest.skip(f"{tool} is not installed (apt-get install -y {package or tool})")
+        skip_missing(tool, f"apt-get install -y {package or tool}")
     return path
 
 

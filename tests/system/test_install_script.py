@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -126,15 +127,41 @@ def test_system_mode_refuses_a_non_debian_os(tmp_path):
             assert "supports Debian and Ubuntu" in result.stderr and "fedora" in result.stderr
 
 
-def test_dev_mode_is_unchanged():
-    """README and CI run ./install.sh --dev: its commands must stay exactly these."""
-    script = INSTALL.read_text()
-    dev = script[script.index('if [ "$mode" = "dev" ]; then'):]
-    dev = dev[: dev.index("\nfi\n")]
-    for line in ('"$python_bin" -m venv .venv',
-                 '.venv/bin/python -m pip install --quiet --upgrade pip',
-                 '.venv/bin/python -m pip install --quiet "$TORCH_PIN"',
-                 '.venv/bin/python -m pip install --quiet -e ".[export,test,tensorrt-rtx]"',
-                 '.venv/bin/python -m pip install --quiet --no-deps "tritonclient==2.73.0"'):
-        assert line in dev
-    assert 'TORCH_PIN="torch==2.13.0"' in script
+FAKE_PYTHON = """#!/usr/bin/env bash
+# Stands in for python3 and the venv's python: logs each call, makes the venv, installs nothing.
+echo "$*" >> "$FAKE_LOG"
+if [ "$1" = "--version" ]; then echo "Python 3.11.9"; fi
+if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then mkdir -p "$3/bin"; cp "$0" "$3/bin/python"; fi
+exit 0
+"""
+
+
+def run_dev(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """./install.sh --dev in a copy of the script (it sets up .venv beside itself) with a fake Python."""
+    shutil.copy(INSTALL, tmp_path / "install.sh")
+    fake = tmp_path / "python3"
+    fake.write_text(FAKE_PYTHON)
+    fake.chmod(0o755)
+    log = tmp_path / "calls.log"
+    result = subprocess.run(["bash", str(tmp_path / "install.sh"), "--dev", "--python", str(fake), *args],
+                            capture_output=True, text=True, env={**os.environ, "FAKE_LOG": str(log)}, timeout=60)
+    return result, log.read_text().splitlines() if log.exists() else []
+
+
+def test_dev_installs_the_test_extras_without_engine_builders(tmp_path):
+    """README and CI run ./install.sh --dev: torch pinned, eduqa editable with export and test,
+    and neither the TensorRT-RTX builder nor tritonclient."""
+    result, calls = run_dev(tmp_path)
+    assert result.returncode == 0, result.stderr
+    pip = [c for c in calls if c.startswith("-m pip install")]
+    assert pip == ["-m pip install --quiet --upgrade pip", "-m pip install --quiet torch==2.13.0",
+                   "-m pip install --quiet -e .[export,test]"]
+
+
+def test_engine_builders_are_opt_in(tmp_path):
+    result, calls = run_dev(tmp_path, "--engine-builders")
+    assert result.returncode == 0, result.stderr
+    assert "-m pip install --quiet -e .[export,test,tensorrt-rtx]" in calls
+    assert "-m pip install --quiet --no-deps tritonclient==2.73.0" in calls
+    alone = run_install("--engine-builders", "--detect-engine")
+    assert alone.returncode != 0 and "--engine-builders goes with --dev" in alone.stderr

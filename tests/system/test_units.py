@@ -15,7 +15,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
+from tests.needs import skip_missing
 
 from tests.system.conftest import REPO, require_tool
 
@@ -44,7 +44,7 @@ def make_root(tmp_path: Path, units: dict[str, str]) -> Path:
     root = tmp_path / "root"
     host = next((p for p in HOST_UNITS if (p / "sysinit.target").exists()), None)
     if host is None:
-        pytest.skip("the host's stock systemd units are missing (apt-get install -y systemd)")
+        skip_missing("systemd", "apt-get install -y systemd; .ci/run installs it")
     (root / "usr/lib/systemd").mkdir(parents=True)
     shutil.copytree(host, root / "usr/lib/systemd/system", symlinks=True)
     (root / "etc/systemd/system").mkdir(parents=True)

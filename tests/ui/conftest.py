@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.needs import missing, skip_missing
+
 import ui  # noqa: F401  (Gradio offline settings before Gradio is imported)
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -119,8 +121,8 @@ def live_server(tmp_path_factory, model_cache):
 @pytest.fixture(scope="module")
 def browser():
     if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")
-    playwright = pytest.importorskip("playwright.sync_api", reason="playwright for Python is not installed")
+        skip_missing("chromium", "apt-get install -y chromium; .ci/run installs it")
+    playwright = pytest.importorskip("playwright.sync_api", reason=missing("playwright", "pip install -e '.[test]'"))
     with playwright.sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium

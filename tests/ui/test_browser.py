@@ -13,6 +13,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.needs import skip_missing
+
 from appliance.bank.bank_file import BankEntry
 from tests.ui.conftest import PASSWORD, TEACHER
 
@@ -347,7 +349,7 @@ def _question_photo() -> bytes:
 
     font_file = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
     if not font_file.exists():
-        pytest.skip("fonts-noto-cjk is not installed: cannot print the question photo")
+        skip_missing("fonts-noto-cjk", "apt-get install -y fonts-noto-cjk; .ci/run installs it")
     image = Image.new("RGB", (1200, 300), "white")
     ImageDraw.Draw(image).text((60, 100), "解方程：2x + 3 = 13", fill="black",
                                font=ImageFont.truetype(str(font_file), 72, index=2))

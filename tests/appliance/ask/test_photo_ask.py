@@ -10,6 +10,7 @@ from PIL import Image
 
 from appliance.daemon import api_app
 from appliance.ask.service import AskService
+from tests.needs import skip_missing
 
 
 @pytest.fixture(scope="module")
@@ -19,8 +20,8 @@ def photos(tmp_path_factory):
     folder = tmp_path_factory.mktemp("photos")
     try:
         samples = make_set(folder, count=2, seed=3)
-    except FontMissing as exc:
-        pytest.skip(f"CJK font missing (apt-get install fonts-noto-cjk): {exc}")
+    except FontMissing:
+        skip_missing("fonts-noto-cjk", "apt-get install -y fonts-noto-cjk; .ci/run installs it")
     from appliance.bench.evaluation import read_queries
     from appliance.bank.kb import demo_eval_path
 

@@ -92,3 +92,33 @@ def test_demo_eval_set_matches_the_bank():
     assert len(queries) >= 120
     assert {q.kind for q in queries} == {"exact", "paraphrase", "partial", "unanswerable"}
     assert all(q.expected_id in ids for q in queries if q.kind != "unanswerable")
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_demo_entries_stay_demo_through_export_and_import(tmp_path, suffix):
+    """Issue 14 item 6: export, import the same file into a fresh bank, then remove-demo."""
+    old = QuestionBank(Store(tmp_path / "old.db"))
+    loaded = old.load_demo_if_empty()
+    old.import_file(csv_file(tmp_path, "mine,math,7,q,a,,"))
+    exported = tmp_path / f"bank{suffix}"
+    assert old.export(exported) == loaded + 1
+
+    for name in ("same.db", "new.db"):  # into the bank it came from, and into a new box's bank
+        bank = QuestionBank(Store(tmp_path / name))
+        if name == "same.db":
+            bank.load_demo_if_empty()
+            bank.import_file(csv_file(tmp_path, "mine,math,7,q,a,,", name="mine.csv"))
+        bank.import_file(exported)
+        assert bank.stats().by_origin == {DEMO_ORIGIN: loaded, "import": 1}
+        assert bank.remove_origin(DEMO_ORIGIN) == loaded
+        assert [e["id"] for e in bank.all_entries()] == ["mine"]
+
+
+def test_an_edited_demo_entry_is_the_schools_own(bank, tmp_path):
+    demo = read_bank_file(demo_bank_path()).entries[0]
+    edited = json.dumps({**demo.to_record(), "answer": demo.answer + "（老师补充）"}, ensure_ascii=False)
+    path = tmp_path / "edited.jsonl"
+    path.write_text(edited + "\n", encoding="utf-8")
+    bank.import_file(path)
+    assert bank.stats().by_origin == {"import": 1}
+    assert bank.remove_origin(DEMO_ORIGIN) == 0

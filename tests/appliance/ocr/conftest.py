@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.needs import skip_missing
 from PIL import Image
 
 from appliance.ocr.reader import OcrReader
@@ -26,8 +28,8 @@ def photo_set(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("photos")
     try:
         make_set(folder, count=8, seed=7)
-    except FontMissing as exc:
-        pytest.skip(str(exc))
+    except FontMissing:
+        skip_missing("fonts-noto-cjk", "apt-get install -y fonts-noto-cjk; .ci/run installs it")
     return folder
 
 
