@@ -49,9 +49,9 @@ def test_a_cpu_only_box_builds_no_engine_and_advises_none(tmp_path, model_cache,
     engine_dir = tmp_path / "engines"
     engine_dir.mkdir()
     manager = EngineManager(ManagerConfig(engine_dir, model_cache), text_data=text_data, probe=lambda: None)
-    (status,) = manager.ensure(["ocr-cls"])
-    assert status.serving == CPU and not list(engine_dir.iterdir())
-    for status in (status, manager.inspect("ocr-cls")):
+    (ensured,) = manager.ensure(["ocr-cls"])
+    assert ensured.serving == CPU and not list(engine_dir.iterdir())
+    for status in (ensured, manager.inspect("ocr-cls")):
         assert "built yet" not in status.reason and "ensure builds" not in status.reason, status.reason
         assert "no NVIDIA GPU here" in status.reason, status.reason
 
