@@ -102,3 +102,23 @@ def test_eval_json_keys(run, tmp_path):
     summary = json.loads(result.output.strip().splitlines()[-1])
     assert set(summary) >= {"by_kind", "abstain", "n"} and summary["n"] == 2
     assert summary["by_kind"]["unanswerable"]["n"] == 1
+
+
+def test_readme_names_every_command_and_subcommand():
+    import re
+    from pathlib import Path
+
+    import click
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    tour = readme.split("\n## Using it\n", 1)[1].split("```", 2)[1]
+    words = {}  # first word after "eduqa" -> every word on those lines
+    for line in tour.splitlines():
+        found = re.search(r"\beduqa ([a-z-]+)(.*)", line.split("#")[0])
+        if found:
+            words.setdefault(found.group(1), set()).update(re.findall(r"[a-z][a-z0-9-]*", found.group(2)))
+    missing = [name for name in main.commands if name not in words]
+    for name, command in main.commands.items():
+        if isinstance(command, click.Group):
+            missing += [f"{name} {sub}" for sub in command.commands if sub not in words.get(name, set())]
+    assert missing == [], f"README's command list lacks: {missing}"
