@@ -42,24 +42,30 @@ def safe_next(target: str | None) -> str:
         return HOME
     if not (parts.path.startswith("/teacher") or parts.path.startswith("/status")):
         return HOME
+    if parts.path in ("/teacher", "/status"):  # the pages live under the slash form
+        return parts.path + "/" + (f"?{parts.query}" if parts.query else "")
     return target
 
 
 class LoginRedirect:
-    """ASGI middleware: GET of a protected page without a live session → 303 to the login
+    """ASGI middleware for GET of a protected page: the bare path (``/teacher``) → 307 to
+    the slash form, where the page is mounted; without a live session → 303 to the login
     form (the page's other requests get Gradio's 401)."""
 
     def __init__(self, app, auth: TeacherAuth, pages: tuple[str, ...]):
         self.app = app
         self.auth = auth
-        self.pages = {p.rstrip("/") for p in pages} | {p.rstrip("/") + "/" for p in pages}
+        self.bare = {p.rstrip("/") for p in pages}
+        self.pages = {p + "/" for p in self.bare}
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] == "http" and scope["method"] in ("GET", "HEAD") and scope["path"] in self.pages:
-            request = Request(scope)
-            if self.auth.user_for(request.cookies.get(COOKIE)) is None:
-                target = scope["path"] + (f"?{scope['query_string'].decode('latin-1')}" if scope["query_string"] else "")
-                response = RedirectResponse(f"{LOGIN_PATH}?next={quote(target, safe='')}", status_code=303)
+        if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
+            path, query = scope["path"], scope["query_string"].decode("latin-1")
+            suffix = f"?{query}" if query else ""
+            if path in self.bare:
+                return await RedirectResponse(path + "/" + suffix, status_code=307)(scope, receive, send)
+            if path in self.pages and self.auth.user_for(Request(scope).cookies.get(COOKIE)) is None:
+                response = RedirectResponse(f"{LOGIN_PATH}?next={quote(path + suffix, safe='')}", status_code=303)
                 return await response(scope, receive, send)
         return await self.app(scope, receive, send)
 

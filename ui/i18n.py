@@ -21,8 +21,9 @@ TEXT: dict[str, dict[str, str]] = {
         "matched": "题库中的题目",
         "similar": "相似的问题（点一下查看）",
         "similar_entry": "相似题目",
-        "helpful": "👍 有帮助",
-        "not_helpful": "👎 没帮助",
+        "helpful": "有帮助",
+        "not_helpful": "没帮助",
+        "photo_ph": "把题目照片拖到这里\n或点击上传",
         "thanks": "谢谢你的反馈！",
         "feedback_failed": "反馈没有保存成功，请再试一次。",
         "abstain": "这个问题我还没有把握回答。别担心，老师会看到你的问题，并把答案补充进题库。你可以稍后再来问一次。",
@@ -129,6 +130,12 @@ TEXT: dict[str, dict[str, str]] = {
         "rebuilt": "完成：{message}",
         "teacher_link": "← 教师工作台",
         "status_link": "系统状态 →",
+        "disk_value": "剩余 {free:.1f} GiB，共 {total:.1f} GiB · 数据库 {db:.1f} MiB",
+        "bank_value": "{entries} 道题 · 已记录 {asks} 次提问",
+        "stage": "环节",
+        "kind_text": "文字",
+        "kind_photo": "照片",
+        "n": "次数",
     },
     "en": {
         "title": "Study helper",
@@ -145,8 +152,9 @@ TEXT: dict[str, dict[str, str]] = {
         "matched": "Question in the bank",
         "similar": "Similar questions (tap to view)",
         "similar_entry": "Similar question",
-        "helpful": "👍 Helpful",
-        "not_helpful": "👎 Not helpful",
+        "helpful": "Helpful",
+        "not_helpful": "Not helpful",
+        "photo_ph": "Drop a photo of the question here\nor click to upload",
         "thanks": "Thank you for the feedback!",
         "feedback_failed": "The feedback was not saved; please try again.",
         "abstain": "I am not sure enough to answer this one yet. Don't worry: your teacher will see the question and add the answer. Try asking again later.",
@@ -251,8 +259,68 @@ TEXT: dict[str, dict[str, str]] = {
         "rebuilt": "Done: {message}",
         "teacher_link": "← Teacher desk",
         "status_link": "System status →",
+        "disk_value": "{free:.1f} GiB free of {total:.1f} GiB · eduqa.db {db:.1f} MiB",
+        "bank_value": "{entries} entries · asks {asks}",
+        "stage": "",
+        "kind_text": "text",
+        "kind_photo": "photo",
+        "n": "n",
     },
 }
+
+
+# Column headings of the status page's engine table, by EngineStatus field.
+ENGINE_HEADINGS = {
+    "zh": {"model": "模型", "backend": "运行方式", "version": "版本", "precision": "精度", "flavour": "TensorRT",
+           "gpu": "GPU", "engine_file": "引擎文件", "verification": "校验", "built_at": "构建时间", "reason": "说明"},
+    "en": {"model": "model", "backend": "backend", "version": "version", "precision": "precision",
+           "flavour": "flavour", "gpu": "GPU", "engine_file": "engine file", "verification": "verification",
+           "built_at": "built at", "reason": "reason"},
+}
+
+# Rows of the latency table: a whole ask by kind, then each stage of it.
+LATENCY_NAMES = {
+    "zh": {"ask (text)": "整次提问（文字）", "ask (photo)": "整次提问（照片）", "normalise": "整理问题",
+           "cache": "查缓存", "encode": "编码", "search": "检索", "policy": "判断", "log": "写入记录",
+           "ocr": "识别照片", "ocr_decode": "照片解码", "ocr_det": "文字检测", "ocr_cls": "方向判断",
+           "ocr_rec": "文字识别", "ocr_layout": "排版", "ocr_cache": "照片缓存"},
+    "en": {},
+}
+
+# The bank's subject keys (as the demo bank and most imports write them) as people read
+# them; a subject not listed here is shown as written.
+SUBJECT_NAMES = {
+    "zh": {"math": "数学", "maths": "数学", "mathematics": "数学", "physics": "物理", "chemistry": "化学",
+           "biology": "生物", "geography": "地理", "history": "历史", "chinese": "语文", "english": "英语",
+           "politics": "道德与法治", "science": "科学", "it": "信息技术", "music": "音乐", "art": "美术",
+           "pe": "体育", "test": "测试"},
+    "en": {"math": "Maths", "maths": "Maths", "mathematics": "Maths", "physics": "Physics",
+           "chemistry": "Chemistry", "biology": "Biology", "geography": "Geography", "history": "History",
+           "chinese": "Chinese", "english": "English", "politics": "Politics", "science": "Science",
+           "it": "IT", "music": "Music", "art": "Art", "pe": "PE", "test": "Test"},
+}
+
+
+def subject_name(lang: str, subject: str | None) -> str:
+    """A subject as shown on the pages (the stored key stays as it is)."""
+    if not subject:
+        return ""
+    return SUBJECT_NAMES.get(lang, SUBJECT_NAMES["zh"]).get(subject.strip().lower(), subject)
+
+
+def subject_choices(lang: str, subjects: list[str]) -> list[tuple[str, str]]:
+    """(shown name, stored key) pairs for a subject dropdown."""
+    return [(subject_name(lang, s), s) for s in subjects]
+
+
+def kind_name(lang: str, kind: str) -> str:
+    """How an ask came in (``text``, ``photo``), as the page says it."""
+    key = f"kind_{kind}"
+    return t(lang, key) if key in TEXT["zh"] else kind
+
+
+def latency_name(lang: str, name: str) -> str:
+    return LATENCY_NAMES.get(lang, {}).get(name, name)
 
 
 def t(lang: str, key: str, **values) -> str:

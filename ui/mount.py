@@ -21,6 +21,7 @@ from appliance.teachers.accounts import TeacherAuth
 from appliance.ui_config import UiConfig
 from ui.auth import auth_dependency, install_login
 from ui.guard import NoRemoteFetch
+from ui.page_language import PageLanguage
 from ui.render import CSS
 from ui.status import STATUS_CSS, build_status
 from ui.status_data import EnginesProvider, Rebuilder, default_rebuild
@@ -74,6 +75,7 @@ def mount_pages(app: FastAPI, service: AskService, config, *, limiter: RateLimit
 
     install_login(app, auth, ui_config, PROTECTED)
     app.add_middleware(NoRemoteFetch)
+    app.add_middleware(PageLanguage, pages=("/", *(p + "/" for p in PROTECTED)), default_language=ui_config.default_language)
     common = dict(theme=offline_theme(), footer_links=[], run_history=False, pwa=False, mcp_server=False,
                   enable_monitoring=False, ssr_mode=False)
     who = auth_dependency(auth)

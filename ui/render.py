@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import re
+from urllib.parse import quote
 
 from ui.i18n import t
 
@@ -85,7 +86,16 @@ def message_html(message: str, kind: str = "info") -> str:
     return f'<div class="eq-message eq-message-{plain(kind)}" role="status">{plain(message)}</div>'
 
 
+# 👍/👎 drawn inline (an SVG in a data: address), so they show on a box without an emoji font.
+_THUMB_SVG = ("<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 24 24' fill='none' stroke='#374151' "
+              "stroke-width='2' stroke-linejoin='round' stroke-linecap='round'><path d='M7 11v9H3v-9z'/>"
+              "<path d='M7 11l4-8a2.5 2.5 0 0 1 2.5 2.5V9h5.2a2 2 0 0 1 2 2.3l-1.2 7A2 2 0 0 1 17.5 20H7'/></svg>")
+THUMB_URL = "data:image/svg+xml," + quote(_THUMB_SVG, safe="/:=' ")
+
 CSS = """
+#eq-up::before, #eq-down::before { content: ""; display: inline-block; width: 1.15em; height: 1.15em;
+  margin-right: .35em; vertical-align: -.2em; background: no-repeat center / contain url("THUMB_URL"); }
+#eq-down::before { transform: scaleY(-1); }
 .eq-header { flex-wrap: wrap !important; }
 .eq-header h1 { margin: 0; font-size: 1.6rem; white-space: nowrap; }
 .eq-conf { display: flex; align-items: center; gap: .6rem; margin: .4rem 0; }
@@ -107,4 +117,4 @@ CSS = """
 .eq-similar button { text-align: left; justify-content: flex-start; white-space: normal; }
 footer { display: none !important; }
 @media (max-width: 640px) { .eq-header h1 { font-size: 1.3rem; } }
-"""
+""".replace("THUMB_URL", THUMB_URL)

@@ -9,7 +9,7 @@ import gradio as gr
 import pandas as pd
 
 from appliance.ui_config import UiConfig
-from ui.i18n import t
+from ui.i18n import ENGINE_HEADINGS, latency_name, t
 from ui.render import CSS, message_html, plain
 from ui.status_data import EnginesProvider, Rebuilder, StatusSnapshot, snapshot
 from ui.translate import Translations, language_radio, requested_language
@@ -17,25 +17,28 @@ from ui.translate import Translations, language_radio, requested_language
 log = logging.getLogger(__name__)
 
 
-def engines_frame(snap: StatusSnapshot) -> pd.DataFrame:
-    return pd.DataFrame([asdict(e) for e in snap.engines])
+def engines_frame(snap: StatusSnapshot, lang: str) -> pd.DataFrame:
+    headings = ENGINE_HEADINGS.get(lang, ENGINE_HEADINGS["zh"])
+    frame = pd.DataFrame([asdict(e) for e in snap.engines])
+    return frame.rename(columns=lambda name: headings.get(name, name))
 
 
-def latency_frame(snap: StatusSnapshot) -> pd.DataFrame:
+def latency_frame(snap: StatusSnapshot, lang: str) -> pd.DataFrame:
     def fmt(v):
         return "" if v is None else f"{v:.1f}"
 
-    return pd.DataFrame([[r.name, r.count, fmt(r.p50), fmt(r.p95), fmt(r.p99)] for r in snap.latency],
-                        columns=["", "n", "p50", "p95", "p99"])
+    return pd.DataFrame([[latency_name(lang, r.name), r.count, fmt(r.p50), fmt(r.p95), fmt(r.p99)]
+                         for r in snap.latency],
+                        columns=[t(lang, "stage"), t(lang, "n"), "p50", "p95", "p99"])
 
 
 def facts_html(snap: StatusSnapshot, lang: str) -> str:
     gib = 2**30
     rows = [
         (t(lang, "queue"), str(snap.queue_depth)),
-        (t(lang, "disk"), f"{snap.disk_free_bytes / gib:.1f} GiB free of {snap.disk_total_bytes / gib:.1f} GiB · "
-                          f"eduqa.db {snap.db_bytes / 2**20:.1f} MiB"),
-        (t(lang, "bank_size"), f"{snap.bank_entries} · asks {snap.asks_logged}"),
+        (t(lang, "disk"), t(lang, "disk_value", free=snap.disk_free_bytes / gib, total=snap.disk_total_bytes / gib,
+                            db=snap.db_bytes / 2**20)),
+        (t(lang, "bank_size"), t(lang, "bank_value", entries=snap.bank_entries, asks=snap.asks_logged)),
     ]
     cells = "".join(f"<tr><th>{plain(k)}</th><td>{plain(v)}</td></tr>" for k, v in rows)
     return f'<table class="eq-facts" id="eq-facts">{cells}</table>'
@@ -69,7 +72,7 @@ def build_status(service, ui: UiConfig, engines: EnginesProvider | None, rebuild
             snap = snapshot(service, engines)
             user = getattr(request, "username", None) or ""
             bar = header_html(user, lang_now, [("teacher_link", "/teacher/")])
-            return engines_frame(snap), latency_frame(snap), facts_html(snap, lang_now), bar
+            return engines_frame(snap, lang_now), latency_frame(snap, lang_now), facts_html(snap, lang_now), bar
 
         outputs = [engines_grid, latency_grid, facts, userbar]
         refresh.click(show, [lang], outputs, api_visibility="private")

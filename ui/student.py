@@ -161,7 +161,8 @@ def build_student(desk: StudentDesk, ui: UiConfig) -> gr.Blocks:
                                          lines=3, max_lines=10, max_length=20_000, elem_id="eq-question"),
                               label="question", placeholder="question_ph")
             photo = tr.add(gr.Image(label=t(lang0, "photo"), type="filepath", sources=["upload", "clipboard"],
-                                    height=220, elem_id="eq-photo"), label="photo")
+                                    height=220, elem_id="eq-photo", placeholder=t(lang0, "photo_ph")),
+                           label="photo", placeholder="photo_ph")
             with gr.Row():
                 ask = tr.add(gr.Button(t(lang0, "ask"), variant="primary", elem_id="eq-ask", scale=3), value="ask")
                 clear = tr.add(gr.Button(t(lang0, "clear"), elem_id="eq-clear", scale=1), value="clear")

@@ -14,7 +14,7 @@ from appliance.bank.bank_editor import BankEditor, BankEntryError
 from appliance.bank.bank_file import BankFileError
 from appliance.bank.kb import BankImportRejected
 from appliance.db.store import StoreError
-from ui.i18n import t
+from ui.i18n import subject_choices, subject_name, t
 from ui.render import LATEX_DELIMITERS, message_html, safe_markdown
 from ui.teacher_log import fresh_export
 from ui.translate import Translations
@@ -25,7 +25,7 @@ FORM_FIELDS = ("id", "subject", "grade", "question", "answer", "knowledge_points
 
 
 def entries_table(entries: list[dict], lang: str) -> pd.DataFrame:
-    rows = [[e["id"], e["subject"], e["grade"], e["question"][:120], e["answer"][:120],
+    rows = [[e["id"], subject_name(lang, e["subject"]), e["grade"], e["question"][:120], e["answer"][:120],
              "; ".join(e["knowledge_points"]), e["origin"]] for e in entries]
     headers = ["entry_id", "subject", "grade", "question_col", "answer_col", "knowledge_points", "origin"]
     return pd.DataFrame(rows, columns=[t(lang, h) for h in headers])
@@ -102,16 +102,17 @@ class BankTab:
 
         form = [entry_id, entry_subject, grade, question, answer, points, source]
 
-        def pick(evt: gr.SelectData):
+        def pick(lang_now, evt: gr.SelectData):
             entry_key = (evt.row_value or [None])[0] if getattr(evt, "row_value", None) else None
             try:
                 e = self.editor.get(entry_key)
             except BankEntryError as exc:
                 return [gr.update()] * len(form) + [message_html(str(exc), "error")]
-            return [e["id"], gr.update(value=e["subject"], choices=self.editor.subjects()), e["grade"], e["question"],
+            subjects = subject_choices(lang_now, self.editor.subjects())
+            return [e["id"], gr.update(value=e["subject"], choices=subjects), e["grade"], e["question"],
                     e["answer"], "; ".join(e["knowledge_points"]), e["source"], ""]
 
-        grid.select(pick, None, [*form, result], api_visibility="private")
+        grid.select(pick, [lang], [*form, result], api_visibility="private")
         answer.change(lambda text: safe_markdown(text), answer, preview, show_progress="hidden",
                       api_visibility="private")
 
@@ -154,7 +155,8 @@ class BankTab:
 
         def subjects(lang_now):
             names = self.editor.subjects()
-            return gr.update(choices=[(t(lang_now, "any"), "")] + [(s, s) for s in names]), gr.update(choices=names)
+            return (gr.update(choices=[(t(lang_now, "any"), "")] + subject_choices(lang_now, names)),
+                    gr.update(choices=subject_choices(lang_now, names)))
 
         self.on_load = (do_search, [lang, query, subject], grid)
         self.on_subjects = (subjects, [lang], [subject, entry_subject])

@@ -28,7 +28,7 @@ from appliance.asklog.review import (
     local_text,
     parse_points,
 )
-from ui.i18n import t
+from ui.i18n import kind_name, subject_choices, subject_name, t
 from ui.render import LATEX_DELIMITERS, message_html, safe_markdown
 from ui.translate import Translations
 
@@ -38,6 +38,8 @@ COLUMNS = ("ask_id", "time", "kind", "question", "confidence", "abstained", "sub
 HEADER_KEYS = {"ask_id": "ask_id", "time": "time", "kind": "kind", "question": "question_col",
                "confidence": "confidence", "abstained": "abstained", "subject": "subject",
                "feedback": "feedback", "status": "status"}
+LOG_CELL_CHARS = 60
+LOG_COLUMN_WIDTHS = ["7%", "13%", "7%", "31%", "7%", "7%", "8%", "9%", "11%"]
 STATUS_KEYS = {"pending": "st_pending", "approved": "st_approved", "corrected": "st_corrected", "added": "st_added"}
 
 
@@ -77,10 +79,10 @@ def to_filter(query: LogQuery, tz: tzinfo) -> AskFilter:
 
 def table(rows: list[ReviewRow], tz: tzinfo, lang: str) -> pd.DataFrame:
     """The rows as the page shows them: local times, plain text cells."""
-    feedback = {"up": "👍", "down": "👎", None: ""}
+    feedback = {"up": t(lang, "helpful"), "down": t(lang, "not_helpful"), None: ""}
     data = [
-        [str(r.ask_id), local_text(r.asked_at, tz), r.kind, r.question[:200], f"{r.confidence:.2f}",
-         t(lang, "yes") if r.abstained else "", r.subject or "", feedback.get(r.feedback, r.feedback or ""),
+        [str(r.ask_id), local_text(r.asked_at, tz), kind_name(lang, r.kind), r.question[:200], f"{r.confidence:.2f}",
+         t(lang, "yes") if r.abstained else "", subject_name(lang, r.subject), feedback.get(r.feedback, r.feedback or ""),
          t(lang, STATUS_KEYS.get(r.review_status, "st_pending"))]
         for r in rows
     ]
@@ -104,11 +106,11 @@ def write_csv(rows: list[ReviewRow], tz: tzinfo, folder: Path) -> str:
 def detail_markdown(row: ReviewRow, given: dict | None, tz: tzinfo, lang: str) -> str:
     """Everything about one ask, as safe Markdown."""
     facts = [
-        f"**#{row.ask_id}** · {local_text(row.asked_at, tz)} · {row.kind} · {safe_markdown(row.client)}",
+        f"**#{row.ask_id}** · {local_text(row.asked_at, tz)} · {kind_name(lang, row.kind)} · {safe_markdown(row.client)}",
         f"**{t(lang, 'confidence')}:** {row.confidence:.2f}"
         + (f" · **{t(lang, 'abstained')}**" if row.abstained else "")
         + f" · **{t(lang, 'status')}:** {t(lang, STATUS_KEYS.get(row.review_status, 'st_pending'))}"
-        + (f" · **{t(lang, 'feedback')}:** {'👍' if row.feedback == 'up' else '👎'}" if row.feedback else ""),
+        + (f" · **{t(lang, 'feedback')}:** {t(lang, 'helpful' if row.feedback == 'up' else 'not_helpful')}" if row.feedback else ""),
         f"**{t(lang, 'question_col')}:**\n\n{safe_markdown(row.question)}",
     ]
     if given:
@@ -168,8 +170,11 @@ class LogTab:
             export = tr.add(gr.Button(T("export_csv"), elem_id="eq-log-export", scale=1), value="export_csv")
         export_file = gr.File(visible=False, interactive=False, elem_id="eq-log-file")
         note = gr.Markdown(elem_id="eq-log-note")
+        # Long questions are cut to LOG_CELL_CHARS in the grid (the detail below shows them whole)
+        # and the columns share the width, so all nine stay on screen.
         grid = gr.Dataframe(interactive=False, wrap=True, max_height=420, elem_id="eq-log-table",
-                            datatype="str", show_row_numbers=False)
+                            datatype="str", show_row_numbers=False, max_chars=LOG_CELL_CHARS,
+                            column_widths=LOG_COLUMN_WIDTHS)
         tr.add(gr.Markdown(f"### {T('detail')}"), value=lambda lg: f"### {t(lg, 'detail')}")
         with gr.Row():
             ask_id = tr.add(gr.Number(value=None, label=T("ask_id"), precision=0, elem_id="eq-ask-id", scale=1), label="ask_id")
@@ -223,8 +228,8 @@ class LogTab:
 
         def subjects(lang_now):
             names = self.editor.subjects()
-            return (gr.update(choices=[(t(lang_now, "any"), "")] + [(s, s) for s in names]),
-                    gr.update(choices=names))
+            return (gr.update(choices=[(t(lang_now, "any"), "")] + subject_choices(lang_now, names)),
+                    gr.update(choices=subject_choices(lang_now, names)))
 
         detail_outputs = [detail, ocr, photo, answer, points, subject_in, grade, bank_question, target, result]
 
@@ -243,7 +248,8 @@ class LogTab:
                 gr.update(value=str(photo_path) if photo_path else None, visible=photo_path is not None),
                 row.teacher_answer or (given["answer"] if given and not row.abstained else ""),
                 "; ".join(given["knowledge_points"]) if given else "",
-                gr.update(value=given["subject"] if given else None, choices=self.editor.subjects()),
+                gr.update(value=given["subject"] if given else None,
+                          choices=subject_choices(lang_now, self.editor.subjects())),
                 given["grade"] if given else "",
                 "",
                 "new",

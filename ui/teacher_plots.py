@@ -11,7 +11,7 @@ import pandas as pd
 from appliance.asklog.review import ReviewError, day_bounds
 from appliance.db.store import Store
 from appliance.asklog.usage import UNMATCHED, Usage, usage
-from ui.i18n import t
+from ui.i18n import subject_name, t
 from ui.render import message_html
 from ui.teacher_log import parse_day
 from ui.translate import Translations
@@ -22,7 +22,8 @@ def frames(figures: Usage, lang: str) -> dict[str, pd.DataFrame]:
     relabels titles."""
     over = pd.DataFrame([(b.start, b.asks, round(b.abstain_rate, 4)) for b in figures.over_time],
                         columns=["time", "asks", "abstain_rate"])
-    subjects = pd.DataFrame([(s or t(lang, "unmatched"), n) for s, n in figures.by_subject], columns=["subject", "asks"])
+    subjects = pd.DataFrame([(subject_name(lang, s) or t(lang, "unmatched"), n) for s, n in figures.by_subject],
+                            columns=["subject", "asks"])
     hist = pd.DataFrame(figures.confidence, columns=["confidence", "asks"])
     return {"over": over, "subjects": subjects, "hist": hist}
 

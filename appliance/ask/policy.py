@@ -1,10 +1,17 @@
 """Answer policy: turn ranked candidates into one answer with a confidence, or abstain.
 
-Confidence is a number in [0, 1]: a logistic function of the best candidate's fused
-score (see :mod:`appliance.ask.search`) and of its lead over the runner-up. Its
-parameters were fitted on the demo evaluation set so that a confidence of p means
-"about p of the answers given at this confidence were the right entry"; below the
-configured ``search.abstain_below`` the appliance abstains. docs/SEARCH.md has the figures.
+Confidence is a number in [0, 1]: a logistic function of the best candidate's score alone
+(the fused score after any guard penalty, see :mod:`appliance.ask.search`),
+
+    confidence = 1 / (1 + exp(-SCORE_SLOPE * (score - SCORE_CENTRE)))
+
+Nothing else enters it: not the runner-up, not the number of candidates. The two constants were set by hand, not fitted: the centre was
+chosen on the tuning set (appliance/data/demo_eval.csv) so that the default
+``search.abstain_below`` of 0.5 falls at a score of 0.55; the slope (10) is a round value.
+The confidence is therefore monotone in the score but not a calibrated probability;
+docs/SEARCH.md gives how often the answers at each confidence were right on both evaluation
+sets. The appliance abstains below ``search.abstain_below``, when the best candidate is
+another problem, or when an entry that reads closer is another problem (:func:`decide`).
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from dataclasses import dataclass
 
 from appliance.ask.search import Candidate
 
-# Fitted on appliance/data/demo_eval.csv (see docs/SEARCH.md).
+# Set by hand (see the module docstring); the centre was chosen on appliance/data/demo_eval.csv.
 SCORE_CENTRE = 0.55
 SCORE_SLOPE = 10.0
 # How much closer than the best answerable entry another-problem entry may read.

@@ -318,3 +318,22 @@ def test_a_daemon_of_another_database_is_not_used(fake_daemon, tmp_path, monkeyp
     result = CliRunner().invoke(main, ["--config", config_file(tmp_path, port), "--data-dir", str(tmp_path),
                                        "ask", "水的沸点"])
     assert isinstance(result.exception, InProcess) and received == []
+
+def test_readme_names_every_command_and_subcommand():
+    import re
+    from pathlib import Path
+
+    import click
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    tour = readme.split("\n## Using it\n", 1)[1].split("```", 2)[1]
+    words = {}  # first word after "eduqa" -> every word on those lines
+    for line in tour.splitlines():
+        found = re.search(r"\beduqa ([a-z-]+)(.*)", line.split("#")[0])
+        if found:
+            words.setdefault(found.group(1), set()).update(re.findall(r"[a-z][a-z0-9-]*", found.group(2)))
+    missing = [name for name in main.commands if name not in words]
+    for name, command in main.commands.items():
+        if isinstance(command, click.Group):
+            missing += [f"{name} {sub}" for sub in command.commands if sub not in words.get(name, set())]
+    assert missing == [], f"README's command list lacks: {missing}"

@@ -73,3 +73,27 @@ def test_encoder_choices_match_the_engines_sentence_encoders():
 
     encoders = {r.id for r in default_recipes().values() if r.task == "sentence-encoder"}
     assert set(ENCODER_MODELS) == encoders
+
+def _leaf_keys(cls, prefix=""):
+    import dataclasses
+
+    for f in dataclasses.fields(cls):
+        if dataclasses.is_dataclass(f.type) or (isinstance(f.default_factory, type)
+                                                and dataclasses.is_dataclass(f.default_factory)):
+            yield from _leaf_keys(f.default_factory, f"{prefix}{f.name}.")
+        else:
+            yield prefix + f.name
+
+
+def test_readme_documents_every_key_in_one_configuration_table():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
+    lines = section.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| key |"))
+    table = []
+    for line in lines[start + 2:]:  # a blank line ends a Markdown table: rows after it are not in it
+        if not line.startswith("|"):
+            break
+        table.append(line.split("|")[1].strip().strip("`"))
+    assert len(table) == len(set(table))
+    assert sorted(table) == sorted(_leaf_keys(Config))

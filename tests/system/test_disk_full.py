@@ -7,6 +7,7 @@ through the ``cache`` link, as the daemon's model cache would on a second disk.
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 
@@ -50,7 +51,10 @@ def test_full_disk_refuses_asks_clearly_and_the_daemon_survives(small_disk, mode
         # The daemon is up, says it cannot write, and keeps refusing cleanly.
         assert server.poll() is None
         assert get(port, "/healthz")[0] == 200
-        assert get(port, "/readyz")[0] in (200, 503)
+        ready_status, ready_body = get(port, "/readyz")
+        ready = json.loads(ready_body)
+        assert ready_status == 503 and ready["ready"] is False, ready  # no room: not ready
+        assert ready["disk_free_mb"] < 8, ready
         assert post_ask(port, "再问一次：解方程 2x + 3 = 13")[0] == 503
         metrics = get(port, "/metrics")[1].decode()
         assert re.search(r'eduqa_asks_rejected_total\{reason="store"\} [1-9]', metrics), "not visible in /metrics"

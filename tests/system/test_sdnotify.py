@@ -212,8 +212,6 @@ def test_serve_uvicorn_sends_no_ready_when_the_port_is_taken(fake_systemd):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif("sdnotify" not in (REPO / "appliance/cli.py").read_text(),
-                    reason="eduqa serve does not use appliance.serve.sdnotify yet (the lead wires it into cli.py)")
 def test_eduqa_serve_notifies_systemd(fake_systemd, config):
     port = free_port()
     env = {**os.environ, "NOTIFY_SOCKET": fake_systemd.address, "WATCHDOG_USEC": "2000000"}

@@ -132,6 +132,20 @@ def test_engine_unit_is_a_long_oneshot_before_the_daemon():
     assert timeout.endswith("min") and int(timeout[:-3]) >= 30
 
 
+def test_engine_unit_is_pulled_in_by_the_daemon_as_docs_operations_says():
+    """docs/OPERATIONS.md: the engine check runs on every box (no start condition), is not
+    enabled itself (no [Install]: eduqa.service Wants= it and starts After= it), and
+    restarting it does not restart the daemon (nothing binds the daemon to it)."""
+    engines, daemon = read_unit("eduqa-engines.service"), read_unit("eduqa.service")
+    assert not [key for key in engines["Unit"] if key.startswith(("Condition", "Assert"))]
+    assert "Install" not in engines
+    assert "eduqa-engines.service" in daemon["Unit"]["Wants"][0].split()
+    assert "eduqa-engines.service" in daemon["Unit"]["After"][0].split()
+    for binding in ("Requires", "BindsTo", "PartOf", "Requisite"):
+        assert not any("eduqa-engines" in v for v in daemon["Unit"].get(binding, [])), binding
+    assert "PropagatesReloadTo" not in engines["Unit"] and "PartOf" not in engines["Unit"]
+
+
 def test_backup_timer_runs_the_backup_service_nightly_and_catches_up():
     timer = read_unit("eduqa-backup.timer")["Timer"]
     assert timer["OnCalendar"] == ["*-*-* 02:30:00"] and timer["Persistent"] == ["true"]

@@ -29,7 +29,7 @@ def test_student_page_and_api_need_no_login(http):
     assert http.get("/healthz").json() == {"status": "alive"}
 
 
-@pytest.mark.parametrize("path", ["/teacher", "/teacher/", "/status/", "/teacher/?lang=en"])
+@pytest.mark.parametrize("path", ["/teacher/", "/status/", "/teacher/?lang=en"])
 def test_protected_pages_redirect_to_the_login_form(http, path):
     response = http.get(path)
     assert response.status_code == 303
@@ -126,3 +126,26 @@ def test_cross_site_writes_are_refused_even_with_a_teacher_session(http):
     refused = http.post("/teacher/gradio_api/queue/join", json={}, headers=evil)
     assert refused.status_code == 403
     assert http.post("/teacher/login", data={"username": TEACHER, "password": PASSWORD}, headers=evil).status_code == 403
+
+
+@pytest.mark.parametrize("bare, page", [("/teacher", "/teacher/"), ("/status", "/status/")])
+def test_bare_page_urls_reach_the_page_after_login_like_a_browser(live_server, bare, page):
+    """README gives /teacher and /status without the slash: follow every redirect as a
+    browser does (303 to the form, the form posts back next=, 303 to the page)."""
+    with httpx.Client(base_url=live_server.url, follow_redirects=True, timeout=60) as browser:
+        form = browser.get(bare)
+        assert form.status_code == 200 and form.url.path == "/teacher/login"
+        target = form.url.params["next"]
+        assert target.startswith(page)
+        opened = browser.post("/teacher/login", data={"username": TEACHER, "password": PASSWORD, "next": target})
+        assert opened.status_code == 200 and opened.url.path == page
+        assert "gradio_config" in opened.text
+        again = browser.get(f"{bare}?lang=en")  # with a live session the bare URL still lands on the page
+        assert again.status_code == 200 and again.url.path == page and again.url.params["lang"] == "en"
+        assert "gradio_config" in again.text
+
+
+def test_a_bookmarked_login_link_with_a_bare_next_lands_on_the_page(http):
+    assert safe_next("/teacher") == "/teacher/"
+    assert safe_next("/status?lang=en") == "/status/?lang=en"
+    assert log_in(http, next_page="/status").headers["location"] == "/status/"

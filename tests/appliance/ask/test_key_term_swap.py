@@ -62,6 +62,17 @@ def test_synonyms_are_no_difference():
     assert conflicting_detail("求 24 和 36 的最大公约数。", "求 24 和 36 的最大公因数。", BANK) is None
 
 
+def test_a_synonym_does_not_hide_a_real_swap_elsewhere():
+    # Read as 因数, 约数 is no replacement: 列举 for 短除 is then the only one, an unknown
+    # method in place of the entry's. Without the synonym the two replacements would look
+    # like a rewording, and the swap would go unseen.
+    bank = BANK + "\n用短除法求24和36的最大公因数"
+    assert conflicting_detail("用列举法求 24 和 36 的最大公约数。", "用短除法求 24 和 36 的最大公因数。",
+                              bank) == "列举 ≠ 短除"
+    assert conflicting_detail("用列举法求 24 和 36 的最大公因数。", "用短除法求 24 和 36 的最大公因数。",
+                              bank) == "列举 ≠ 短除"  # the same question with the entry's own word
+
+
 def test_synonyms_match_whole_latin_words_only():
     # "gradients" is not in the table: it stays an unknown term in place of "slope".
     assert conflicting_detail("Find the gradients of the line passing through the points (1, 2) and (3, 6).",

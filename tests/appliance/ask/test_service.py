@@ -29,10 +29,10 @@ def test_typed_question_gets_the_worked_answer_and_is_logged(service):
 
 def test_other_numbers_are_another_problem(service):
     thirteen = service.ask("解方程：2x + 3 = 13")
-    eleven = service.ask("解方程：2x + 3 = 11")
-    assert thirteen.matched_id != eleven.matched_id or eleven.abstained
-    if not eleven.abstained:
-        assert "4" in eleven.answer
+    eleven = service.ask("解方程：2x + 3 = 11")  # the demo bank holds this one word for word
+    assert thirteen.matched_id == "demo-math-001" and not thirteen.abstained
+    assert eleven.matched_id == "demo-math-002" and not eleven.abstained
+    assert "x = 4" in eleven.answer
     seventeen = service.ask("解方程：2x + 3 = 17")  # no such entry in the bank
     assert seventeen.abstained
     assert seventeen.message and service.asks.get(seventeen.ask_id)["abstained"]

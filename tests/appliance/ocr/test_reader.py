@@ -74,14 +74,15 @@ def test_rejected_photos_are_not_cached_and_do_not_reach_the_models():
     assert pipeline.calls == 0
 
 
-def test_settings_come_from_the_config_section_when_there_is_one():
-    from dataclasses import make_dataclass
+def test_settings_come_from_the_ocr_section_of_the_appliance_config(tmp_path, monkeypatch):
+    from appliance.config import load_config
 
-    # what the lead's [ocr] config dataclass will look like
-    section = make_dataclass("OcrConfig", [("det_max_side", int, 736), ("cache_size", int, 5)])()
-    config = type("Config", (), {"ocr": section})()
-    settings = OcrSettings.from_config(config)
-    assert settings.det_max_side == 736 and settings.cache_size == 5
+    monkeypatch.delenv("EDUQA_CONFIG", raising=False)
+    toml = tmp_path / "eduqa.toml"
+    toml.write_text("[ocr]\ndet_max_side = 736\ncache_size = 5\nthreads = 2\nuse_cls = false\n", encoding="utf-8")
+    settings = OcrSettings.from_config(load_config(toml, data_dir=tmp_path))
+    assert (settings.det_max_side, settings.cache_size, settings.threads, settings.use_cls) == (736, 5, 2, False)
+    assert settings.max_bytes == OcrSettings().max_bytes  # keys left out keep their defaults
     assert OcrSettings.from_config(object()) == OcrSettings()
 
 
