@@ -1,4 +1,4 @@
-"""The ask path: clean → answer cache → encode → hybrid search → policy → ask log → card."""
+"""The ask path: clean → answer cache → encode → hybrid search → verify → ask log → card."""
 
 from __future__ import annotations
 
@@ -17,10 +17,13 @@ from appliance.ask.dense_index import DenseIndex
 from appliance.bank.kb import QuestionBank
 from appliance.ask.metrics import ApplianceMetrics
 from appliance.asklog.photo_archive import PhotoArchive
-from appliance.ask.policy import Decision, decide
-from appliance.ask.search import HybridSearch, Signal
+from appliance.ask.policy import Decision
+from appliance.ask.search import Candidate, HybridSearch, Signal
+from appliance.ask.verify import BankContext, TeacherView, Verifier, VerifierModel
+from appliance.asklog.teacher_memory import TeacherMemory
+from appliance.db import sql
 from appliance.db.store import Store
-from appliance.common.textnorm import clean_question, search_form
+from appliance.common.textnorm import clean_question, search_form, trigrams
 from appliance.inference.engine_wiring import open_encoder
 from engines.encoders import SentenceEncoder
 
@@ -61,6 +64,8 @@ class AskService:
     #: The engines manager serving the encoder (its per-model status feeds the status page);
     #: None when ONNX Runtime FP32 serves directly (``encoder.engines = false``).
     engines: object | None = None
+    #: The verifier's model; None: the one shipped in ``appliance/data/verifier.json``.
+    verifier_model: VerifierModel | None = None
 
     def __post_init__(self) -> None:
         self._encode_lock = threading.Lock()
@@ -70,8 +75,15 @@ class AskService:
         self.tokens = AskTokens(self.store)
         if self.photos is None:
             self.photos = PhotoArchive(self.config.data_dir / "photos", self.config.ask.photo_retention_days)
-        self._cache: OrderedDict[tuple[str, int], Decision] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, int, int], Decision] = OrderedDict()
         self._index_version = -1
+        self.memory = TeacherMemory(self.store)
+        self.verifier = Verifier(self.verifier_model or VerifierModel.load(),
+                                 self.config.search.abstain_below, self.config.search.similar)
+        self._context = BankContext.build(-1, [])
+        self._teacher = TeacherView()
+        self._memory_version = -1
+        self._alias_vectors: dict = {}
         serving = self.config.serving
         self.encoder_batcher = MicroBatcher(
             self._encode_batch, "encoder", max_batch=serving.batch_max,
@@ -81,10 +93,11 @@ class AskService:
         self.metrics.queue_depth.labels("encoder").set_function(lambda: self.encoder_batcher.depth)
         self.metrics.backend.labels(self.encoder.model_key, self.encoder.backend_name).set(1)
         self.refresh_index()
+        self.refresh_memory()
 
     @classmethod
     def open(cls, config: Config, progress: bool = False, signal: Signal = "hybrid",
-             load_demo: bool | None = None) -> "AskService":
+             load_demo: bool | None = None, verifier_model: VerifierModel | None = None) -> "AskService":
         store = Store(config.db_path)
         bank = QuestionBank(store)
         if config.bank.demo_bank if load_demo is None else load_demo:
@@ -95,7 +108,8 @@ class AskService:
         from appliance.ocr import OcrSettings
 
         service = cls(config, store, bank, encoder, index, search, AskLog(store),
-                      ocr_settings=OcrSettings.from_config(config), engines=engines)
+                      ocr_settings=OcrSettings.from_config(config), engines=engines,
+                      verifier_model=verifier_model)
         service.photos.prune()
         if progress:
             service.refresh_index(progress=True)
@@ -111,7 +125,26 @@ class AskService:
                 return
             with self._encode_lock:
                 self.index.refresh(progress=progress)
+            forms = [row[0] for row in self.store.query(sql.KB_SEARCH_TEXTS)]
+            self._context = BankContext.build(version, forms)
             self._index_version = version
+            self.clear_answer_cache()
+
+    def refresh_memory(self) -> None:
+        """Reload the teachers' aliases and known negatives when they changed (aliases are
+        embedded once each); cached answers are forgotten then."""
+        if self.memory.version() == self._memory_version:
+            return
+        with self._refresh_lock:
+            snapshot = self.memory.snapshot()
+            if snapshot.version == self._memory_version:
+                return
+            new = sorted({w for _, w in snapshot.aliases} - set(self._alias_vectors))
+            if new:
+                with self._encode_lock:
+                    self._alias_vectors.update(zip(new, self.encoder.encode(new)))
+            self._teacher = TeacherView.build(snapshot.aliases, snapshot.negatives, self._alias_vectors)
+            self._memory_version = snapshot.version
             self.clear_answer_cache()
 
     def clear_answer_cache(self) -> None:
@@ -164,7 +197,8 @@ class AskService:
         question = clean_question(text, self.config.ask.max_question_chars)
         watch.lap("normalise")
         self.refresh_index()
-        key = (search_form(question.text), self._index_version)
+        self.refresh_memory()
+        key = (search_form(question.text), self._index_version, self._memory_version)
         with self._cache_lock:
             decision = self._cache.get(key)
         cached = decision is not None
@@ -190,6 +224,7 @@ class AskService:
         """The decision for a question without logging it (evaluation, benchmarks)."""
         question = clean_question(text, self.config.ask.max_question_chars)
         self.refresh_index()
+        self.refresh_memory()
         return self._decide(question.text, _Stopwatch())
 
     def _encode_batch(self, texts: list[str]) -> list[tuple]:
@@ -211,12 +246,31 @@ class AskService:
         vector, dense_top = self.encoder_batcher.submit(question, timeout_s=self.config.serving.deadline_s)
         watch.lap("encode")
         ranked = self.search.search(question, vector, dense_top, bank_version=self._index_version)
+        ranked = ranked + self._alias_candidates(question, vector, ranked)
         watch.lap("search")
-        decision = decide(ranked, self.config.search.abstain_below, self.config.search.similar)
+        scored = self.verifier.score(question, vector, ranked, self._context, self._teacher)
+        decision = self.verifier.decide(scored)
         watch.lap("policy")
         return decision
 
-    def _remember(self, key: tuple[str, int], decision: Decision) -> None:
+    def _alias_candidates(self, question: str, vector, ranked: list) -> list[tuple[Candidate, dict]]:
+        """Entries whose teacher-approved wordings read like the question, when retrieval
+        did not bring them: an alias is searched like a question of its entry."""
+        seen = {entry["id"] for _, entry in ranked}
+        wanted = [e for e in self._teacher.entries_near(search_form(question)) if e not in seen]
+        if not wanted:
+            return []
+        found = self.bank.get_many(wanted)
+        q_grams = trigrams(search_form(question))
+        extra = []
+        for entry_id, entry in found.items():
+            dense = self.index.cosine(vector, entry_id)
+            lexical = len(q_grams & trigrams(entry["search_text"])) / len(q_grams) if q_grams else 0.0
+            similarity = dense + 0.25 * lexical
+            extra.append((Candidate(entry_id, dense, lexical, 0.0, True, None, similarity, similarity), entry))
+        return extra
+
+    def _remember(self, key: tuple[str, int, int], decision: Decision) -> None:
         with self._cache_lock:
             self._cache[key] = decision
             while len(self._cache) > self.config.ask.cache_size:

@@ -77,6 +77,7 @@ class Store:
     def _create_schema(self) -> None:
         with self.lock:
             self.conn.executescript(sql.SCHEMA)
+            self.conn.executescript(sql.TEACHER_MEMORY_SCHEMA)
             if FTS_TABLE not in self.db.table_names():
                 self.db["kb_entries"].enable_fts(
                     ["search_text"], tokenize="trigram", create_triggers=True
