@@ -19,6 +19,8 @@ from appliance.ask.metrics import ApplianceMetrics
 from appliance.asklog.photo_archive import PhotoArchive
 from appliance.ask.policy import Decision
 from appliance.ask.search import Candidate, HybridSearch, Signal
+from appliance.ask import calibration
+from appliance.ask.calibration import RECALIBRATE_MIN
 from appliance.ask.verify import BankContext, TeacherView, Verifier, VerifierModel
 from appliance.asklog.teacher_memory import TeacherMemory
 from appliance.db import sql
@@ -28,6 +30,9 @@ from appliance.inference.engine_wiring import open_encoder
 from engines.encoders import SentenceEncoder
 
 log = logging.getLogger(__name__)
+
+#: After the first recalibration, refit each time this many more judgements are in.
+RECALIBRATE_EVERY = 50
 
 
 class PhotoUnavailable(RuntimeError):
@@ -84,6 +89,7 @@ class AskService:
         self._teacher = TeacherView()
         self._memory_version = -1
         self._alias_vectors: dict = {}
+        self._recalibrated_at = 0
         serving = self.config.serving
         self.encoder_batcher = MicroBatcher(
             self._encode_batch, "encoder", max_batch=serving.batch_max,
@@ -146,6 +152,57 @@ class AskService:
             self._teacher = TeacherView.build(snapshot.aliases, snapshot.negatives, self._alias_vectors)
             self._memory_version = snapshot.version
             self.clear_answer_cache()
+        self._maybe_recalibrate()
+
+    def _maybe_recalibrate(self) -> None:
+        """Recalibrate in the background each time RECALIBRATE_EVERY more judgements are in
+        (from RECALIBRATE_MIN on); asks go on with the current calibration meanwhile."""
+        count = self.memory.label_count()
+        if count < RECALIBRATE_MIN or count < self._recalibrated_at + RECALIBRATE_EVERY:
+            return
+        self._recalibrated_at = count
+        threading.Thread(target=self._recalibrate_logged, name="recalibrate", daemon=True).start()
+
+    def _recalibrate_logged(self) -> None:
+        try:
+            self.recalibrate()
+        except Exception:  # a failed refit keeps the calibration in use; the asks go on
+            log.exception("recalibration failed; the current calibration stays")
+
+    def recalibrate(self) -> bool:
+        """Refit the confidence map and the abstain threshold on the school's own judged
+        asks, once there are RECALIBRATE_MIN of them. Each judged wording is scored as the
+        verifier would score it without the teachers' memory: its most likely entry and raw
+        score, labelled right when that is the entry a teacher approved, wrong when it is
+        one a teacher rejected (or another than the approved one)."""
+        labels = self.memory.labels()
+        if len(labels) < RECALIBRATE_MIN:
+            return False
+        vectors = self._encode_direct([label.wording for label in labels])
+        raws, rights = [], []
+        for label, vector in zip(labels, vectors):
+            ranked = self.search.search(label.wording, vector, bank_version=self._index_version)
+            scored = [s for s in self.verifier.score(label.wording, vector, ranked, self._context, TeacherView())]
+            if not scored:
+                continue
+            top = scored[0]
+            if label.right or top.entry["id"] == label.entry_id:
+                raws.append(top.raw)
+                rights.append(label.right and top.entry["id"] == label.entry_id)
+        try:
+            fitted = calibration.fit(raws, rights)
+        except calibration.CalibrationError as exc:
+            log.warning("recalibration skipped: %s", exc)
+            return False
+        self.verifier.model = self.verifier.model.with_calibration(
+            fitted.x, fitted.y, fitted.threshold, f"recalibrated on {len(raws)} of the school's judged asks")
+        self.clear_answer_cache()
+        log.info("recalibrated on %d judged asks: abstain below %.3f", len(raws), fitted.threshold)
+        return True
+
+    def _encode_direct(self, texts: list[str]):
+        with self._encode_lock:
+            return self.encoder.encode(texts)
 
     def clear_answer_cache(self) -> None:
         with self._cache_lock:

@@ -77,6 +77,9 @@ class TeacherMemory:
         """The judgements teachers made on asks (for recalibration)."""
         return [TeacherLabel(w, e, bool(r)) for w, e, r in self.store.query(sql.TEACHER_LABELS)]
 
+    def label_count(self) -> int:
+        return self.store.query(sql.TEACHER_LABEL_COUNT)[0][0]
+
     def _bump(self, conn) -> None:
         row = conn.execute(sql.META_GET, (sql.TEACHER_MEMORY_VERSION_KEY,)).fetchone()
         conn.execute(sql.META_SET, (sql.TEACHER_MEMORY_VERSION_KEY, str(int(row[0]) + 1 if row else 1)))

@@ -182,4 +182,8 @@ TEACHER_LABELS = (
     "SELECT wording, entry_id, 1 FROM kb_aliases WHERE ask_id IS NOT NULL "
     "UNION ALL SELECT wording, entry_id, 0 FROM kb_negatives WHERE ask_id IS NOT NULL"
 )
+TEACHER_LABEL_COUNT = (
+    "SELECT (SELECT count(*) FROM kb_aliases WHERE ask_id IS NOT NULL) "
+    "+ (SELECT count(*) FROM kb_negatives WHERE ask_id IS NOT NULL)"
+)
 TEACHER_MEMORY_VERSION_KEY = "teacher_memory_version"
