@@ -35,21 +35,54 @@ class Calibration:
         return np.interp(raw, self.x, self.y)
 
 
-def fit(raw: np.ndarray, right: np.ndarray, target_precision: float = TARGET_PRECISION) -> Calibration:
-    """Isotonic map raw → P(right) and the abstain threshold for ``target_precision``."""
-    from sklearn.isotonic import IsotonicRegression
-
+def fit(raw: np.ndarray, right: np.ndarray, target_precision: float = TARGET_PRECISION,
+        method: str = "isotonic") -> Calibration:
+    """A monotone map raw → P(right) — ``isotonic`` (step-wise) or ``platt`` (a logistic
+    curve over the raw score's log-odds) — and the abstain threshold for ``target_precision``."""
     raw, right = np.asarray(raw, float), np.asarray(right, float)
     if len(raw) < 10 or right.min() == right.max():
         raise CalibrationError("need at least 10 labelled answers, some right and some wrong")
-    iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(raw, right)
-    x, y = _knots(iso)
+    x, y = _platt_knots(raw, right) if method == "platt" else _isotonic_knots(raw, right)
     calibration = Calibration(x, y, 1.0)
     return Calibration(x, y, choose_threshold(calibration(raw), right, target_precision))
 
 
-def _knots(iso) -> tuple[np.ndarray, np.ndarray]:
+def fit_on_decisions(raw: np.ndarray, right: np.ndarray, method: str = "isotonic") -> Calibration:
+    """Like :func:`fit`, with the threshold that makes the most decisions right: answering
+    when the best entry is right and abstaining when it is not count alike."""
+    fitted = fit(raw, right, method=method)
+    return Calibration(fitted.x, fitted.y, most_right_threshold(fitted(raw), np.asarray(right, float)))
+
+
+def most_right_threshold(confidence: np.ndarray, right: np.ndarray) -> float:
+    """The confidence t (among those seen) that maximises right answers (≥ t and right) plus
+    right abstentions (< t and wrong); the highest such t on a tie."""
+    best_t, best_score = 1.0, -1
+    for t in sorted(set(confidence.tolist())):
+        score = int(((confidence >= t) & (right == 1)).sum() + ((confidence < t) & (right == 0)).sum())
+        if score >= best_score:
+            best_t, best_score = float(t), score
+    return best_t
+
+
+def _platt_knots(raw: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Platt scaling, tabulated at 201 raw scores for ``np.interp``."""
+    from sklearn.linear_model import LogisticRegression
+
+    def logit(p):
+        p = np.clip(p, 1e-6, 1 - 1e-6)
+        return np.log(p / (1 - p)).reshape(-1, 1)
+
+    model = LogisticRegression(C=1e4).fit(logit(raw), right.astype(int))
+    x = np.linspace(0.0, 1.0, 201)
+    return x, model.predict_proba(logit(x))[:, 1]
+
+
+def _isotonic_knots(raw: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The isotonic map as (x, y) knots for ``np.interp`` (a few dozen at most)."""
+    from sklearn.isotonic import IsotonicRegression
+
+    iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(raw, right)
     x = np.asarray(iso.X_thresholds_, float)
     y = np.asarray(iso.y_thresholds_, float)
     return np.concatenate([[0.0], x, [1.0]]), np.concatenate([[y[0]], y, [y[-1]]])

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from appliance.ask.key_term_swap import GROUPS as _GROUPS
 from appliance.ask.problem_form import ProblemForm, read_problem, strip_preface, units
-from appliance.common.textnorm import trigrams
+from appliance.common.textnorm import fold, trigrams
 
 FEATURES = (
     "dense", "lexical", "lexical_back", "givens_q_missing", "givens_e_missing", "givens_q_any",
@@ -30,6 +31,9 @@ CAP = 2.0
 #: A span of the entry counts as present in the question when this share of its
 #: trigrams is there (the student may drop a character or two of a quoted line).
 SPAN_COVERAGE = 0.6
+#: A quoted span this long that the entry holds unquoted is the entry's (a student quoting
+#: the sentence of a fill-in-the-blank).
+LONG_SPAN = 6
 
 
 @dataclass(frozen=True)
@@ -86,7 +90,8 @@ def pair_features(q: ProblemForm, e: ProblemForm, vocab: BankVocabulary, dense: 
 def givens_missing(q: ProblemForm, e: ProblemForm) -> int:
     """The question's givens the entry lacks. A number the entry writes as an exponent or
     index counts as present (the student typed "以2为底" for log₂, "第10项" for a₁₀)."""
-    return sum(n for g, n in (q.givens - e.givens).items() if g not in e.script_values)
+    formula_digits = {d for f in e.formulas for d in re.findall(r"\d+", f)}
+    return sum(n for g, n in (q.givens - e.givens).items() if g not in e.script_values and g not in formula_digits)
 
 
 def scripts_missing(q: ProblemForm, e: ProblemForm) -> int:
@@ -97,9 +102,103 @@ def scripts_missing(q: ProblemForm, e: ProblemForm) -> int:
 
 def other_script(q: ProblemForm, e: ProblemForm) -> bool:
     """The question raises or indexes a symbol the entry also raises or indexes, with other
-    digits (x³ for x², a₂₀ for a₁₀)."""
+    digits (x³ for x², a₂₀ for a₁₀, 10² for 10³)."""
     e_bases = {s.split("^")[0] for s in e.scripts}
-    return any(s.split("^")[0] in e_bases for s in q.scripts - e.scripts if s.split("^")[1] not in e.givens)
+    return any(s.split("^")[0] in e_bases for s in q.scripts - e.scripts)
+
+
+def other_formula(q: ProblemForm, e: ProblemForm) -> bool:
+    """A formula of the question is not among the entry's formulas (CO₃ for CO₂)."""
+    return bool(e.formulas) and bool(q.formulas - e.formulas)
+
+
+def other_symbol(q: ProblemForm, e: ProblemForm) -> bool:
+    """In a problem written with indexed or raised symbols or formulas, the question names
+    one the entry has nowhere (S₅ where the entry has a₅ and no S): another unknown is
+    asked for. A symbol typed as its formula's letters counts as present (h2o for H₂O)."""
+    theirs = {s.replace("^", "") for s in e.scripts} | set(e.formulas)
+    if not theirs:
+        return False
+    mine = {s.replace("^", "") for s in q.scripts} | set(q.formulas)
+    return any(not any(symbol in t for t in theirs) for symbol in mine)
+
+
+def other_span(q: ProblemForm, e: ProblemForm) -> bool:
+    """A quoted span, title or bracketed cue of the question is not the entry's: not one of
+    its spans or a piece of one (Latin as whole words), nor, where the entry quotes
+    nothing, in its text."""
+    for span in q.spans:
+        if e.spans:
+            if not any(span == theirs or _within(span, theirs) for theirs in e.spans) \
+                    and not (len(span) >= LONG_SPAN and span in e.form):
+                return True
+        elif span not in e.form:
+            return True
+    return False
+
+
+def _within(span: str, theirs: str) -> bool:
+    if span.isascii():
+        return re.search(rf"(?<![a-z]){re.escape(span)}(?![a-z])", theirs) is not None
+    return len(span) >= 2 and span in theirs
+
+
+def more_negation(q: ProblemForm, e: ProblemForm) -> bool:
+    """The question negates where the entry does not ("which is NOT", 不正确的是, 不充分)."""
+    return q.negations > e.negations
+
+
+def contrast_swap(q: ProblemForm, e: ProblemForm) -> bool:
+    """The question names a term of a contrast group that the entry lacks, while the entry
+    names another term of that group that the question lacks: another property of the same
+    object (周长 for 面积, 熔点 for 凝固点, comparative for superlative), an opposite
+    (最大/最小), another dynasty."""
+    mine, theirs = _contrast_terms(q), _contrast_terms(e)
+    only_mine, only_theirs = mine - theirs, theirs - mine
+    return any(_CONTRAST_GROUP[a] == _CONTRAST_GROUP[b] for a in only_mine for b in only_theirs)
+
+
+def _contrast_terms(p: ProblemForm) -> set[str]:
+    """Contrast terms of a problem, longest first, not overlapping (表面积 is not also 面积):
+    CJK terms in its search form, Latin ones as whole words of its folded text."""
+    cjk = {m.group(0) for m in _CONTRAST_RE.finditer(p.form) if not m.group(0).isascii()}
+    return cjk | {m.group(0) for m in _CONTRAST_RE.finditer(fold(p.text)) if m.group(0).isascii()}
+
+
+def _build_contrast() -> tuple[dict[str, int], re.Pattern]:
+    groups = [g.split() for g in _SET_GROUPS]
+    index: dict[str, int] = {}
+    for i, group in enumerate(groups):
+        for term in group:
+            if len(term) >= 2 and not any(c in term for c in "+-×÷<>=≥≤"):
+                index.setdefault(term, i)
+    terms = sorted(index, key=len, reverse=True)
+    pattern = re.compile("|".join(
+        rf"(?<![a-z]){re.escape(t)}(?![a-z])" if t.isascii() else re.escape(t) for t in terms))
+    return index, pattern
+
+
+# Groups whose terms name *what is asked* about an object, so that one term in the question
+# and another in the entry make two problems wherever they stand: properties of a figure or
+# a substance, opposites, dynasties, grammatical forms (from the key-term groups), what a
+# question asks about a text (its author, the line after, its meaning), sibling processes
+# and quantities of school science. Verbs and operations (开始/爆发, add/sum) are left to the
+# positional key-term check: students swap them for synonyms.
+_SET_GROUPS = tuple(g for g in _GROUPS if any(t in g.split() for t in ("周长", "沸点", "最大", "秦朝", "过去式", "串联", "past", "area", "north"))) + (
+    "作者 出自 比喻 下一句 上一句",
+    "化学式 化学方程式 相对分子质量 物质的量",
+    "自转 公转",
+    "光合作用 呼吸作用 蒸腾作用",
+    "体循环 肺循环",
+    "速度 加速度 路程 位移 时间",
+    "电阻 电压 电流 电功率 电能",
+    "质量 重力 密度 压强 浮力",
+    "功 功率",
+    "red blue green yellow black white",
+    "speed distance acceleration velocity",
+    "tense participle",
+)
+_CONTRAST_GROUP, _CONTRAST_RE = _build_contrast()
 
 
 def other_expression(q: ProblemForm, e: ProblemForm) -> bool:
@@ -128,11 +227,17 @@ def vetoed(q: ProblemForm, e: ProblemForm, key_term_swap: bool) -> str | None:
         return "givens"
     if other_script(q, e):
         return "scripts"
+    if other_formula(q, e) or other_symbol(q, e):
+        return "formula"
+    if q.genotypes and e.genotypes and q.genotypes != e.genotypes:
+        return "genotype"
     if other_expression(q, e):
         return "expression"
-    if any(span not in e.form for span in q.spans) and e.spans:
+    if other_span(q, e):
         return "span"
-    if key_term_swap:
+    if more_negation(q, e):
+        return "negation"
+    if key_term_swap or contrast_swap(q, e):
         return "key term"
     return None
 

@@ -54,7 +54,7 @@ _SPANS = re.compile(r"“([^”]{1,80})”|「([^」]{1,80})」|『([^』]{1,80}
                     r"|\"([^\"]{1,80})\"|(?<![A-Za-z])'([^']{1,40})'|[(（]([^()（）]{1,40})[)）]")
 _NEGATIONS = re.compile(r"不|没|非|无|未|错误|\bnot\b|n't\b|\bnever\b|\bexcept\b|\bfalse\b|\bincorrect\b|\bwrong\b")
 # 是不是, 会不会, 能不能: a yes-no question, not a negation. 不同/无关 style compounds stay.
-_A_NOT_A = re.compile(r"(.)不\1")
+_A_NOT_A = re.compile(r"(.)不\1|不会做|不懂|不知道|不明白|不太|不清楚|没学|没听懂|don't know|do not know|don't understand|do not understand|not sure")
 _LATIN_WORD = re.compile(r"[a-z]+")
 _CJK = re.compile(r"[\u3400-\u9fff]+")
 
@@ -71,6 +71,10 @@ class ProblemForm:
     negations: int
     bigrams: frozenset[str]
     grams: frozenset[str]
+    #: Chemical formulas with digits (h2o, co2, kmno4), lower case.
+    formulas: frozenset[str]
+    #: Genotypes, case kept (Dd, dd, AaBb): case is what tells them apart.
+    genotypes: frozenset[str]
     #: Every digit string written as an exponent or index ("2" for x², "10" for a₁₀).
     script_values: frozenset[str]
 
@@ -87,8 +91,31 @@ def read_problem(text: str) -> ProblemForm:
         scripts=scripts, expressions=expressions, maths=re.sub(r"\s+", "", canonical),
         spans=tuple(dict.fromkeys(s for s in (search_form(s) for s in _spans(text)) if s)),
         negations=len(_NEGATIONS.findall(_A_NOT_A.sub("", fold(text)))), bigrams=frozenset(units(form)),
-        grams=frozenset(trigrams(form)), script_values=frozenset(s.split("^")[1] for s in scripts),
+        grams=frozenset(trigrams(form)), formulas=frozenset(formulas(text)),
+        genotypes=genotypes(text), script_values=frozenset(s.split("^")[1] for s in scripts),
     )
+
+
+# One or two gene pairs, each a letter in its two cases or twice in one case: Dd, dd, AaBb.
+_GENOTYPE = re.compile(r"(?<![A-Za-z])((?:(?i:([a-z])\2)){1,2})(?![A-Za-z])")
+_FORMULA = re.compile(r"(?<![A-Za-z])((?:[A-Z][a-z]?[0-9₀-₉]*){1,6})(?![a-z])")
+
+
+def genotypes(text: str) -> frozenset[str]:
+    """Genotypes, case kept, in a text that writes at least one heterozygous pair (Dd):
+    elsewhere "cc" or "dd" is no genotype."""
+    found = frozenset(m.group(1) for m in _GENOTYPE.finditer(unicodedata.normalize("NFKC", text)))
+    return found if any(g != g.lower() and g != g.upper() for g in found) else frozenset()
+
+
+def formulas(text: str) -> set[str]:
+    """Chemical formulas written with a digit (H₂O, CO2, KMnO₄), in lower case ASCII."""
+    found = set()
+    for match in _FORMULA.finditer(unicodedata.normalize("NFC", text)):
+        token = unicodedata.normalize("NFKC", match.group(1))
+        if any(c.isdigit() for c in token) and any(c.isalpha() for c in token) and not token[0].isdigit():
+            found.add(token.lower())
+    return found
 
 
 def mark_scripts(text: str) -> str:
@@ -106,7 +133,7 @@ def canonical_maths(text: str) -> str:
     """One notation for maths: scripts marked, operator words as symbols, ``*`` → ×,
     ÷ → /, every minus sign → -, thousands separators dropped."""
     marked = _THOUSANDS.sub(_join_thousands, mark_scripts(text))
-    folded = fold(marked).replace("*", "×").replace("÷", "/").replace("·", "×").replace("∶", ":")
+    folded = re.sub(r"sqrt\s*", "√", fold(marked)).replace("*", "×").replace("÷", "/").replace("·", "×").replace("∶", ":")
     return folded.translate(_MINUS)
 
 
@@ -146,10 +173,12 @@ _FUNCTIONS = {"sin", "cos", "tan", "cot", "log", "sqrt", "lg", "ln"}
 def _spans(text: str) -> list[str]:
     spans = []
     for match in _SPANS.finditer(unicodedata.normalize("NFC", text)):
-        span = next(g for g in match.groups() if g is not None).strip()
-        if span and not _is_filler_bracket(span):
-            spans.append(span)
-    return spans
+        span = match.group(7)
+        if span is None:
+            spans.append(next(g for g in match.groups() if g is not None).strip())
+        elif not _is_filler_bracket(span.strip()):
+            spans.append(span.strip())
+    return [s for s in spans if s]
 
 
 def _is_filler_bracket(span: str) -> bool:

@@ -21,6 +21,7 @@ each (query, candidate) pair, fits the model, and calibrates it on out-of-fold s
 from __future__ import annotations
 
 import argparse
+import os
 import csv
 import json
 import logging
@@ -33,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from appliance.ask import calibration
-from appliance.ask.key_term_swap import _GROUPS
+from appliance.ask.key_term_swap import GROUPS as _GROUPS
 from appliance.ask.pair_features import FEATURES
 from appliance.ask.problem_form import read_problem
 from appliance.ask.verify import TeacherView, VerifierModel
@@ -52,6 +53,7 @@ FOLDS = 5
 #: Calibrate on the out-of-fold scores of the hand-written tuning queries (qids q…): their
 #: mix of kinds is a student's, the generated ones are easier.
 CALIBRATE_ON = "q"
+CALIBRATION = os.environ.get("EDUQA_CALIBRATION", "isotonic")
 SEED = 11
 
 _PREFACES = ("第3题：", "Homework 2: ", "例1 ", "老师，", "请问", "这题怎么做：", "Q4. ", "帮我看看：")
@@ -219,7 +221,7 @@ def train(service, sets: tuple[Path, ...] = TRAIN_SETS) -> tuple[VerifierModel, 
     queries = [q for path in sets for q in read_queries(path)]
     pairs = collect_pairs(service, queries)
     oof_raw, oof_right = decisions(pairs, out_of_fold(pairs), CALIBRATE_ON)
-    fitted = calibration.fit(oof_raw, oof_right)
+    fitted = calibration.fit_on_decisions(oof_raw, oof_right, CALIBRATION)
     mean, scale, coef, intercept = fit_logistic(pairs.rows, pairs.labels)
     model = VerifierModel(FEATURES, mean, scale, coef, intercept, fitted.x, fitted.y, fitted.threshold,
                           note=f"trained on {', '.join(p.name for p in sets)}: {len(queries)} queries, "
