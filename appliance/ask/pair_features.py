@@ -150,18 +150,21 @@ def more_negation(q: ProblemForm, e: ProblemForm) -> bool:
 
 def contrast_swap(q: ProblemForm, e: ProblemForm) -> bool:
     """The question names a term of a contrast group that the entry lacks, while the entry
-    names another term of that group that the question lacks: another property of the same
-    object (周长 for 面积, 熔点 for 凝固点, comparative for superlative), an opposite
-    (最大/最小), another dynasty."""
+    names another term of that group: another property of the same object (周长 for 面积,
+    熔点 for 凝固点, comparative for superlative), an opposite (最大/最小), another
+    dynasty, another scope (世界 for 我国) — or one more of them (沸点和凝固点 against
+    沸点 alone)."""
     mine, theirs = _contrast_terms(q), _contrast_terms(e)
-    only_mine, only_theirs = mine - theirs, theirs - mine
-    return any(_CONTRAST_GROUP[a] == _CONTRAST_GROUP[b] for a in only_mine for b in only_theirs)
+    return any(_CONTRAST_GROUP[a] == _CONTRAST_GROUP[b] for a in mine - theirs for b in theirs)
 
 
 def _contrast_terms(p: ProblemForm) -> set[str]:
     """Contrast terms of a problem, longest first, not overlapping (表面积 is not also 面积):
     CJK terms in its search form, Latin ones as whole words of its folded text."""
-    cjk = {m.group(0) for m in _CONTRAST_RE.finditer(p.form) if not m.group(0).isascii()}
+    form = p.form
+    for word, same in _SAME_SCOPE.items():
+        form = form.replace(word, same)
+    cjk = {m.group(0) for m in _CONTRAST_RE.finditer(form) if not m.group(0).isascii()}
     return cjk | {m.group(0) for m in _CONTRAST_RE.finditer(fold(p.text)) if m.group(0).isascii()}
 
 
@@ -188,6 +191,7 @@ _SET_GROUPS = tuple(g for g in _GROUPS if any(t in g.split() for t in ("周长",
     "作者 出自 比喻 下一句 上一句",
     "化学式 化学方程式 相对分子质量 物质的量",
     "自转 公转",
+    "世界 我国",
     "光合作用 呼吸作用 蒸腾作用",
     "体循环 肺循环",
     "速度 加速度 路程 位移 时间",
@@ -199,6 +203,8 @@ _SET_GROUPS = tuple(g for g in _GROUPS if any(t in g.split() for t in ("周长",
     "tense participle",
 )
 _CONTRAST_GROUP, _CONTRAST_RE = _build_contrast()
+# Words that name the same scope to a Chinese student.
+_SAME_SCOPE = {"中国": "我国", "全国": "我国", "全球": "世界"}
 
 
 def other_expression(q: ProblemForm, e: ProblemForm) -> bool:

@@ -113,9 +113,16 @@ def formulas(text: str) -> set[str]:
     found = set()
     for match in _FORMULA.finditer(unicodedata.normalize("NFC", text)):
         token = unicodedata.normalize("NFKC", match.group(1))
-        if any(c.isdigit() for c in token) and any(c.isalpha() for c in token) and not token[0].isdigit():
+        if any(c.isdigit() for c in token) and any(c.isalpha() for c in token) and not token[0].isdigit() \
+                and not _lone_element_count(token):
             found.add(token.lower())
     return found
+
+
+def _lone_element_count(token: str) -> bool:
+    """One symbol with two digits or more ("C12", "S10") is a symbol with its value or an
+    index, not a formula (O2, Cl2 and C6H12O6 are)."""
+    return re.fullmatch(r"[A-Z][a-z]?\d{2,}", token) is not None
 
 
 def mark_scripts(text: str) -> str:
