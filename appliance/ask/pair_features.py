@@ -158,14 +158,18 @@ def contrast_swap(q: ProblemForm, e: ProblemForm) -> bool:
     return any(_CONTRAST_GROUP[a] == _CONTRAST_GROUP[b] for a in mine - theirs for b in theirs)
 
 
-def _contrast_terms(p: ProblemForm) -> set[str]:
+def _contrast_terms(p: ProblemForm) -> frozenset[str]:
+    return _terms_of(p.form, p.text)
+
+
+@functools.lru_cache(maxsize=50_000)
+def _terms_of(form: str, text: str) -> frozenset[str]:
     """Contrast terms of a problem, longest first, not overlapping (表面积 is not also 面积):
     CJK terms in its search form, Latin ones as whole words of its folded text."""
-    form = p.form
     for word, same in _SAME_SCOPE.items():
         form = form.replace(word, same)
     cjk = {m.group(0) for m in _CONTRAST_RE.finditer(form) if not m.group(0).isascii()}
-    return cjk | {m.group(0) for m in _CONTRAST_RE.finditer(fold(p.text)) if m.group(0).isascii()}
+    return frozenset(cjk | {m.group(0) for m in _CONTRAST_RE.finditer(fold(text)) if m.group(0).isascii()})
 
 
 def _build_contrast() -> tuple[dict[str, int], re.Pattern]:
