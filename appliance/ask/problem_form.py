@@ -112,16 +112,17 @@ def formulas(text: str) -> set[str]:
     """Chemical formulas written with a digit (H₂O, CO2, KMnO₄), in lower case ASCII."""
     found = set()
     for match in _FORMULA.finditer(unicodedata.normalize("NFC", text)):
-        token = unicodedata.normalize("NFKC", match.group(1))
+        written = match.group(1)
+        token = unicodedata.normalize("NFKC", written)
         if any(c.isdigit() for c in token) and any(c.isalpha() for c in token) and not token[0].isdigit() \
-                and not _lone_element_count(token):
+                and not _lone_element_count(written):
             found.add(token.lower())
     return found
 
 
 def _lone_element_count(token: str) -> bool:
-    """One symbol with two digits or more ("C12", "S10") is a symbol with its value or an
-    index, not a formula (O2, Cl2 and C6H12O6 are)."""
+    """One symbol typed with two plain digits or more ("C12") is a symbol with its value,
+    not a formula (O2, Cl2 and C6H12O6 are; S₁₀, written as a subscript, stays a symbol)."""
     return re.fullmatch(r"[A-Z][a-z]?\d{2,}", token) is not None
 
 

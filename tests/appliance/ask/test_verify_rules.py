@@ -22,6 +22,7 @@ def veto(question: str, entry: str) -> str | None:
     ("计算 co2 的相对分子质量", "计算 CO₂ 的相对分子质量。（相对原子质量：C-12，O-16）"),
     ("“床前明月光”的下一句", "“床前明月光，疑是地上霜”的下一句是什么？"),
     ("我不会做：x+1=2", "解方程：x + 1 = 2"),
+    ("CO2相对分子质量 C12 O16", "计算 CO₂ 的相对分子质量。（相对原子质量：C-12，O-16）"),
 ])
 def test_retyped_problems_are_the_same(typed, stored):
     assert veto(typed, stored) is None
@@ -35,6 +36,7 @@ def test_retyped_problems_are_the_same(typed, stored):
     ("a₁ = 2，d = 3，求 a₂₀", "在等差数列 {aₙ} 中，a₁ = 2，公差 d = 3，求 a₁₀。", "scripts"),
     ("计算 CO₃ 的相对分子质量", "计算 CO₂ 的相对分子质量。", "formula"),
     ("a₁ = 3，q = 2，求前 5 项和 S₅", "在等比数列 {aₙ} 中，a₁ = 3，公比 q = 2，求 a₅。", "formula"),
+    ("等差数列 a₁=2 d=3 S₁₀", "在等差数列 {aₙ} 中，a₁ = 2，公差 d = 3，求 a₁₀。", "formula"),
     ("“海内存知己”的下一句是什么？", "“欲穷千里目”的下一句是什么？", "span"),
     ('What is the comparative form of "go"?', 'What is the comparative form of "good"?', "span"),
     ("高茎Dd和高茎Dd杂交，矮茎占几分之几", "基因型为 Dd 的豌豆与基因型为 dd 的豌豆杂交，矮茎的比例", "genotype"),
