@@ -29,6 +29,10 @@ from dataclasses import dataclass
 
 from appliance.common.textnorm import fold, numbers, search_form, trigrams
 
+#: Only the start of a longer text is read: a school problem fits, and the regular
+#: expressions below stay fast on any input.
+MAX_CHARS = 600
+
 _SUPERS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 _SUBS = str.maketrans("₀₁₂₃₄₅₆₇₈₉ₙ", "0123456789n")
 _SUPER_RUN = re.compile(r"([⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)")
@@ -47,8 +51,10 @@ _MINUS = str.maketrans({"−": "-", "–": "-", "—": "-", "﹣": "-", "－": "
 
 _MATH_CHARS = r"0-9a-z.^()√%πα-ω°'"
 _OPERATORS = "+-×/=<>≥≤≠±"
+# A match starts only where a run of maths characters starts: trying every position inside
+# a long run would cost time quadratic in its length.
 _EXPRESSION = re.compile(
-    rf"[{_MATH_CHARS}\[\]{{}}|]*(?:\s*[{re.escape(_OPERATORS)}]\s*[{_MATH_CHARS}\[\]{{}}|]+)+"
+    rf"(?<![{_MATH_CHARS}\[\]{{}}|])[{_MATH_CHARS}\[\]{{}}|]*+(?:\s*[{re.escape(_OPERATORS)}]\s*[{_MATH_CHARS}\[\]{{}}|]+)+"
 )
 _SPANS = re.compile(r"“([^”]{1,80})”|「([^」]{1,80})」|『([^』]{1,80})』|《([^》]{1,40})》"
                     r"|\"([^\"]{1,80})\"|(?<![A-Za-z])'([^']{1,40})'|[(（]([^()（）]{1,40})[)）]")
@@ -80,6 +86,7 @@ class ProblemForm:
 
 
 def read_problem(text: str) -> ProblemForm:
+    text = text[:MAX_CHARS]
     marked = mark_scripts(text)
     scripts = Counter(m.group(1) + "^" + m.group(2) for m in _SCRIPT_TOKEN.finditer(marked))
     plain = _SCRIPT_TOKEN.sub(lambda m: m.group(1) + " ", marked)

@@ -71,3 +71,14 @@ def test_a_misspelt_word_is_not_a_swapped_term():
                               entry, bank) is None
     assert conflicting_detail("What is the sum of the interior angles of an octagon?",
                               "What is the sum of the interior angles of a pentagon?", bank) is not None
+
+
+def test_only_the_start_of_a_long_text_is_read():
+    # 2,000 characters of "x2" took 1.2 s in the expression and script patterns before the
+    # cap and the run-start anchor; a school problem fits in MAX_CHARS.
+    from appliance.ask.problem_form import MAX_CHARS
+
+    form = read_problem("x2" * 5000)
+    assert len(form.text) == MAX_CHARS
+    assert read_problem("ab" * 1000 + " 3x-5<7").expressions == ()  # past the cap
+    assert read_problem("3x-5<7 " + "ab" * 1000).expressions == ("3x-5<7",)
