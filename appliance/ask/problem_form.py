@@ -60,7 +60,7 @@ _SPANS = re.compile(r"“([^”]{1,80})”|「([^」]{1,80})」|『([^』]{1,80}
                     r"|\"([^\"]{1,80})\"|(?<![A-Za-z])'([^']{1,40})'|[(（]([^()（）]{1,40})[)）]")
 _NEGATIONS = re.compile(r"不|没|非|无|未|错误|\bnot\b|n't\b|\bnever\b|\bexcept\b|\bfalse\b|\bincorrect\b|\bwrong\b")
 # 是不是, 会不会, 能不能: a yes-no question, not a negation. 不同/无关 style compounds stay.
-_A_NOT_A = re.compile(r"(.)不\1|不会做|不懂|不知道|不明白|不太|不清楚|没学|没听懂|don't know|do not know|don't understand|do not understand|not sure")
+_A_NOT_A = re.compile(r"(.)不\1|我不会|不会做|不会写|不会算|不会解|不懂|不知道|不明白|不太|不清楚|没学|没听懂|don't know|do not know|don't understand|do not understand|not sure")
 _LATIN_WORD = re.compile(r"[a-z]+")
 _CJK = re.compile(r"[\u3400-\u9fff]+")
 
@@ -186,14 +186,21 @@ _FUNCTIONS = {"sin", "cos", "tan", "cot", "log", "sqrt", "lg", "ln"}
 
 
 def _spans(text: str) -> list[str]:
+    """Quoted text and titles always; words in round brackets only in a fill-in-the-blank
+    (the text has a blank: ___, （ ）): elsewhere a bracket holds a note — （要过程）, (urgent)."""
+    text = unicodedata.normalize("NFC", text)
+    blank = _BLANK.search(text) is not None
     spans = []
-    for match in _SPANS.finditer(unicodedata.normalize("NFC", text)):
+    for match in _SPANS.finditer(text):
         span = match.group(7)
         if span is None:
             spans.append(next(g for g in match.groups() if g is not None).strip())
-        elif not _is_filler_bracket(span.strip()):
+        elif blank and not _is_filler_bracket(span.strip()):
             spans.append(span.strip())
     return [s for s in spans if s]
+
+
+_BLANK = re.compile(r"_{2,}|＿{2,}|[(（]\s*[)）]|【\s*】")
 
 
 def _is_filler_bracket(span: str) -> bool:

@@ -23,6 +23,8 @@ def veto(question: str, entry: str) -> str | None:
     ("“床前明月光”的下一句", "“床前明月光，疑是地上霜”的下一句是什么？"),
     ("我不会做：x+1=2", "解方程：x + 1 = 2"),
     ("CO2相对分子质量 C12 O16", "计算 CO₂ 的相对分子质量。（相对原子质量：C-12，O-16）"),
+    ("这题我不会：长8厘米宽5厘米的长方形面积（要过程）", "一个长方形的长是 8 厘米，宽是 5 厘米，它的面积是多少平方厘米？"),
+    ('What is the past tense of "go" (urgent)?', 'What is the past tense of "go"?'),
 ])
 def test_retyped_problems_are_the_same(typed, stored):
     assert veto(typed, stored) is None
@@ -39,6 +41,8 @@ def test_retyped_problems_are_the_same(typed, stored):
     ("等差数列 a₁=2 d=3 S₁₀", "在等差数列 {aₙ} 中，a₁ = 2，公差 d = 3，求 a₁₀。", "formula"),
     ("“海内存知己”的下一句是什么？", "“欲穷千里目”的下一句是什么？", "span"),
     ('What is the comparative form of "go"?', 'What is the comparative form of "good"?', "span"),
+    ("He ___ to school by bike yesterday. (eat / ate / eaten)",
+     "Choose the correct word: He ___ to school by bike yesterday. (go / goes / went)", "span"),
     ("高茎Dd和高茎Dd杂交，矮茎占几分之几", "基因型为 Dd 的豌豆与基因型为 dd 的豌豆杂交，矮茎的比例", "genotype"),
     ("写出碳在氧气中不充分燃烧的化学方程式", "写出碳在氧气中充分燃烧的化学方程式。", "negation"),
     ("下列说法不正确的是", "下列说法正确的是", "negation"),
