@@ -182,7 +182,7 @@ class AskService:
         raws, rights = [], []
         for label, vector in zip(labels, vectors):
             ranked = self.search.search(label.wording, vector, bank_version=self._index_version)
-            scored = [s for s in self.verifier.score(label.wording, vector, ranked, self._context, TeacherView())]
+            scored = self.verifier.score(label.wording, vector, ranked, self._context, TeacherView())
             if not scored:
                 continue
             top = scored[0]
@@ -190,7 +190,7 @@ class AskService:
                 raws.append(top.raw)
                 rights.append(label.right and top.entry["id"] == label.entry_id)
         try:
-            fitted = calibration.fit(raws, rights)
+            fitted = calibration.fit_on_decisions(raws, rights)
         except calibration.CalibrationError as exc:
             log.warning("recalibration skipped: %s", exc)
             return False
