@@ -323,6 +323,10 @@ def _print_summary(summary: dict) -> None:
         click.echo(f"  {kind:<13} n={figures['n']:<4} {label} {figures['top1']:.1%}")
     a = summary["abstain"]
     click.echo(f"  abstain precision {a['precision']:.1%}  recall {a['recall']:.1%}")
+    if "calibration" in summary:
+        c = summary["calibration"]
+        click.echo(f"  calibration ECE {c['ece']:.3f}   answers with confidence >= 0.9: "
+                   f"{c['confident_answers']}, right {c['confident_precision']:.1%}")
 
 
 # -- serve ------------------------------------------------------------------------------------

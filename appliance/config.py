@@ -107,8 +107,8 @@ class EnginesConfig:
 class SearchConfig:
     # Candidates taken from each signal (dense cosine, FTS5 BM25) before fusion.
     candidates: int = 20
-    # Below this confidence the appliance abstains and the teacher sees the question.
-    abstain_below: float = 0.5
+    # Abstain below this confidence even where the calibrated threshold (verifier.json) is lower.
+    abstain_below: float = 0.0
     # Similar questions shown on the answer card.
     similar: int = 3
 

@@ -40,7 +40,8 @@ HEADER_KEYS = {"ask_id": "ask_id", "time": "time", "kind": "kind", "question": "
                "feedback": "feedback", "status": "status"}
 LOG_CELL_CHARS = 60
 LOG_COLUMN_WIDTHS = ["7%", "13%", "7%", "31%", "7%", "7%", "8%", "9%", "11%"]
-STATUS_KEYS = {"pending": "st_pending", "approved": "st_approved", "corrected": "st_corrected", "added": "st_added"}
+STATUS_KEYS = {"pending": "st_pending", "approved": "st_approved", "corrected": "st_corrected", "added": "st_added",
+               "rejected": "st_rejected"}
 
 
 @dataclass(frozen=True)
@@ -187,6 +188,7 @@ class LogTab:
             photo = tr.add(gr.Image(label=T("photo_of_ask"), interactive=False, visible=False, elem_id="eq-ask-photo",
                                     scale=2), label="photo_of_ask")
         approve = tr.add(gr.Button(T("approve"), elem_id="eq-approve"), value="approve")
+        reject = tr.add(gr.Button(T("reject"), elem_id="eq-reject"), value="reject")
         answer = tr.add(gr.Textbox(label=T("teacher_answer"), lines=5, max_lines=20, elem_id="eq-correct-answer"),
                         label="teacher_answer")
         with gr.Row():
@@ -277,6 +279,15 @@ class LogTab:
             return message_html(t(lang_now, "approved", id=int(number)))
 
         approve.click(do_approve, [lang, ask_id], result, api_visibility="private")
+
+        def do_reject(lang_now, number, request: gr.Request):
+            try:
+                self.review.reject(int(number), _teacher(request))
+            except (ReviewError, TypeError, ValueError) as exc:
+                return message_html(str(exc) if isinstance(exc, ReviewError) else t(lang_now, "select_ask"), "error")
+            return message_html(t(lang_now, "rejected", id=int(number)))
+
+        reject.click(do_reject, [lang, ask_id], result, api_visibility="private")
 
         def do_correct(lang_now, number, answer_text, points_text, subject_text, grade_text, question_text,
                        target_value, request: gr.Request):

@@ -37,7 +37,7 @@ _TOKEN = re.compile(r"[a-z]+|\d+(?:\.\d+)?|[^\sa-z\d]")
 # swapped term is taken as a changed detail rather than a paraphrase.
 NEAR_COPY_RATIO = 0.6
 
-_GROUPS = (
+GROUPS = (
     "周长 面积 体积 表面积 边长 半径 直径 周期 频率",
     "沸点 熔点 凝固点",
     "东 南 西 北 上 下 左 右 前 后 内 外",
@@ -75,7 +75,7 @@ _SYNONYM = re.compile("|".join(
 ))
 
 _GROUP_OF: dict[str, int] = {}
-for _index, _group in enumerate(_GROUPS):
+for _index, _group in enumerate(GROUPS):
     for _term in _group.split():
         _GROUP_OF.setdefault(_term, _index)
 
@@ -115,9 +115,18 @@ def conflicting_detail(question: str, entry: str, bank_text: str) -> str | None:
         mine, theirs = "".join(mine_span), "".join(theirs_span)
         if _contrasting(mine, theirs):
             return f"{mine} ≠ {theirs}"
-        if len(replaced) == 1 and _swapped_term(mine_span, theirs_span) and _term(mine_span) not in bank_text:
+        if len(replaced) == 1 and _swapped_term(mine_span, theirs_span) and _term(mine_span) not in bank_text \
+                and not _misspelling(_content(mine_span), _content(theirs_span)):
             return f"{mine} ≠ {theirs}"
     return None
+
+
+def _misspelling(mine: str, theirs: str) -> bool:
+    """A Latin word typed with a letter or two wrong, swapped or missing ("thorugh",
+    "enregy") is the entry's word, not another term."""
+    if not (mine.isascii() and theirs.isascii()) or abs(len(mine) - len(theirs)) > 1 or len(theirs) < 4:
+        return False
+    return sorted(mine) == sorted(theirs) or difflib.SequenceMatcher(None, mine, theirs).ratio() >= 0.8
 
 
 def _contrasting(mine: str, theirs: str) -> bool:

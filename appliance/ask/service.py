@@ -1,4 +1,4 @@
-"""The ask path: clean → answer cache → encode → hybrid search → policy → ask log → card."""
+"""The ask path: clean → answer cache → encode → hybrid search → verify → ask log → card."""
 
 from __future__ import annotations
 
@@ -18,10 +18,15 @@ from appliance.ask.dense_index import DenseIndex
 from appliance.bank.kb import QuestionBank
 from appliance.ask.metrics import ApplianceMetrics
 from appliance.asklog.photo_archive import PhotoArchive
-from appliance.ask.policy import Decision, decide
-from appliance.ask.search import HybridSearch, Signal
+from appliance.ask.policy import Decision
+from appliance.ask.search import Candidate, HybridSearch, Signal
+from appliance.ask import calibration
+from appliance.ask.calibration import RECALIBRATE_MIN
+from appliance.ask.verify import BankContext, TeacherView, Verifier, VerifierModel
+from appliance.asklog.teacher_memory import TeacherMemory
+from appliance.db import sql
 from appliance.db.store import Store
-from appliance.common.textnorm import clean_question, search_form
+from appliance.common.textnorm import clean_question, search_form, trigrams
 from appliance.inference.engine_wiring import OCR_MODELS, ocr_backend_factory, open_encoder, open_engines
 from engines.encoders import SentenceEncoder
 
@@ -40,6 +45,9 @@ def ocr_opener(config: Config, engines) -> Callable[[], object]:
     through_engines = engines is not None and settings.backend == "onnx" and not settings.model_dir
     factory = ocr_backend_factory(engines, settings.threads) if through_engines else None
     return lambda: OcrReader.open(settings, backend_factory=factory)
+
+#: After the first recalibration, refit each time this many more judgements are in.
+RECALIBRATE_EVERY = 50
 
 
 class PhotoUnavailable(RuntimeError):
@@ -77,6 +85,8 @@ class AskService:
     #: the status page, the card and /metrics); None when ONNX Runtime FP32 serves directly
     #: (``encoder.engines = false``).
     engines: object | None = None
+    #: The verifier's model; None: the one shipped in ``appliance/data/verifier.json``.
+    verifier_model: VerifierModel | None = None
 
     def __post_init__(self) -> None:
         self._encode_lock = threading.Lock()
@@ -86,8 +96,16 @@ class AskService:
         self.tokens = AskTokens(self.store)
         if self.photos is None:
             self.photos = PhotoArchive(self.config.data_dir / "photos", self.config.ask.photo_retention_days)
-        self._cache: OrderedDict[tuple[str, int], Decision] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, int, int], Decision] = OrderedDict()
         self._index_version = -1
+        self.memory = TeacherMemory(self.store)
+        self.verifier = Verifier(self.verifier_model or VerifierModel.load(),
+                                 self.config.search.abstain_below, self.config.search.similar)
+        self._context = BankContext.build(-1, [])
+        self._teacher = TeacherView()
+        self._memory_version = -1
+        self._alias_vectors: dict = {}
+        self._recalibrated_at = 0
         serving = self.config.serving
         self.encoder_batcher = MicroBatcher(
             self._encode_batch, "encoder", max_batch=serving.batch_max,
@@ -97,10 +115,12 @@ class AskService:
         self.metrics.queue_depth.labels("encoder").set_function(lambda: self.encoder_batcher.depth)
         self.metrics.serving.rows = self.serving_rows
         self.refresh_index()
+        self.refresh_memory()
 
     @classmethod
     def open(cls, config: Config, progress: bool = False, signal: Signal = "hybrid",
-             load_demo: bool | None = None, engines=_OWN_ENGINES) -> "AskService":
+             load_demo: bool | None = None, engines=_OWN_ENGINES,
+             verifier_model: VerifierModel | None = None) -> "AskService":
         """The service over ``config``'s store. ``engines``: the engines manager serving every
         model (the daemon passes the one it made); by default one is made from the config."""
         store = Store(config.db_path)
@@ -113,7 +133,8 @@ class AskService:
         index = DenseIndex(store, encoder)
         search = HybridSearch(bank, index, candidates=config.search.candidates, signal=signal)
         service = cls(config, store, bank, encoder, index, search, AskLog(store),
-                      open_ocr=ocr_opener(config, engines), engines=engines)
+                      open_ocr=ocr_opener(config, engines), engines=engines,
+                      verifier_model=verifier_model)
         service.photos.prune()
         if progress:
             service.refresh_index(progress=True)
@@ -129,8 +150,78 @@ class AskService:
                 return
             with self._encode_lock:
                 self.index.refresh(progress=progress)
+            forms = [row[0] for row in self.store.query(sql.KB_SEARCH_TEXTS)]
+            self._context = BankContext.build(version, forms)
             self._index_version = version
             self.clear_answer_cache()
+
+    def refresh_memory(self) -> None:
+        """Reload the teachers' aliases and known negatives when they changed (aliases are
+        embedded once each); cached answers are forgotten then."""
+        if self.memory.version() == self._memory_version:
+            return
+        with self._refresh_lock:
+            snapshot = self.memory.snapshot()
+            if snapshot.version == self._memory_version:
+                return
+            new = sorted({w for _, w in snapshot.aliases} - set(self._alias_vectors))
+            if new:
+                with self._encode_lock:
+                    self._alias_vectors.update(zip(new, self.encoder.encode(new)))
+            self._teacher = TeacherView.build(snapshot.aliases, snapshot.negatives, self._alias_vectors)
+            self._memory_version = snapshot.version
+            self.clear_answer_cache()
+        self._maybe_recalibrate()
+
+    def _maybe_recalibrate(self) -> None:
+        """Recalibrate in the background each time RECALIBRATE_EVERY more judgements are in
+        (from RECALIBRATE_MIN on); asks go on with the current calibration meanwhile."""
+        count = self.memory.label_count()
+        if count < RECALIBRATE_MIN or count < self._recalibrated_at + RECALIBRATE_EVERY:
+            return
+        self._recalibrated_at = count
+        threading.Thread(target=self._recalibrate_logged, name="recalibrate", daemon=True).start()
+
+    def _recalibrate_logged(self) -> None:
+        try:
+            self.recalibrate()
+        except Exception:  # a failed refit keeps the calibration in use; the asks go on
+            log.exception("recalibration failed; the current calibration stays")
+
+    def recalibrate(self) -> bool:
+        """Refit the confidence map and the abstain threshold on the school's own judged
+        asks, once there are RECALIBRATE_MIN of them. Each judged wording is scored as the
+        verifier would score it without the teachers' memory: its most likely entry and raw
+        score, labelled right when that is the entry a teacher approved, wrong when it is
+        one a teacher rejected (or another than the approved one)."""
+        labels = self.memory.labels()
+        if len(labels) < RECALIBRATE_MIN:
+            return False
+        vectors = self._encode_direct([label.wording for label in labels])
+        raws, rights = [], []
+        for label, vector in zip(labels, vectors):
+            ranked = self.search.search(label.wording, vector, bank_version=self._index_version)
+            scored = self.verifier.score(label.wording, vector, ranked, self._context, TeacherView())
+            if not scored:
+                continue
+            top = scored[0]
+            if label.right or top.entry["id"] == label.entry_id:
+                raws.append(top.raw)
+                rights.append(label.right and top.entry["id"] == label.entry_id)
+        try:
+            fitted = calibration.fit_on_decisions(raws, rights)
+        except calibration.CalibrationError as exc:
+            log.warning("recalibration skipped: %s", exc)
+            return False
+        self.verifier.model = self.verifier.model.with_calibration(
+            fitted.x, fitted.y, fitted.threshold, f"recalibrated on {len(raws)} of the school's judged asks")
+        self.clear_answer_cache()
+        log.info("recalibrated on %d judged asks: abstain below %.3f", len(raws), fitted.threshold)
+        return True
+
+    def _encode_direct(self, texts: list[str]):
+        with self._encode_lock:
+            return self.encoder.encode(texts)
 
     def clear_answer_cache(self) -> None:
         with self._cache_lock:
@@ -199,7 +290,8 @@ class AskService:
         question = clean_question(text, self.config.ask.max_question_chars)
         watch.lap("normalise")
         self.refresh_index()
-        key = (search_form(question.text), self._index_version)
+        self.refresh_memory()
+        key = (search_form(question.text), self._index_version, self._memory_version)
         with self._cache_lock:
             decision = self._cache.get(key)
         cached = decision is not None
@@ -225,6 +317,7 @@ class AskService:
         """The decision for a question without logging it (evaluation, benchmarks)."""
         question = clean_question(text, self.config.ask.max_question_chars)
         self.refresh_index()
+        self.refresh_memory()
         return self._decide(question.text, _Stopwatch())
 
     def _encode_batch(self, texts: list[str]) -> list[tuple]:
@@ -246,12 +339,31 @@ class AskService:
         vector, dense_top = self.encoder_batcher.submit(question, timeout_s=self.config.serving.deadline_s)
         watch.lap("encode")
         ranked = self.search.search(question, vector, dense_top, bank_version=self._index_version)
+        ranked = ranked + self._alias_candidates(question, vector, ranked)
         watch.lap("search")
-        decision = decide(ranked, self.config.search.abstain_below, self.config.search.similar)
+        scored = self.verifier.score(question, vector, ranked, self._context, self._teacher)
+        decision = self.verifier.decide(scored)
         watch.lap("policy")
         return decision
 
-    def _remember(self, key: tuple[str, int], decision: Decision) -> None:
+    def _alias_candidates(self, question: str, vector, ranked: list) -> list[tuple[Candidate, dict]]:
+        """Entries whose teacher-approved wordings read like the question, when retrieval
+        did not bring them: an alias is searched like a question of its entry."""
+        seen = {entry["id"] for _, entry in ranked}
+        wanted = [e for e in self._teacher.entries_near(search_form(question)) if e not in seen]
+        if not wanted:
+            return []
+        found = self.bank.get_many(wanted)
+        q_grams = trigrams(search_form(question))
+        extra = []
+        for entry_id, entry in found.items():
+            dense = self.index.cosine(vector, entry_id)
+            lexical = len(q_grams & trigrams(entry["search_text"])) / len(q_grams) if q_grams else 0.0
+            similarity = dense + 0.25 * lexical
+            extra.append((Candidate(entry_id, dense, lexical, 0.0, True, None, similarity, similarity), entry))
+        return extra
+
+    def _remember(self, key: tuple[str, int, int], decision: Decision) -> None:
         with self._cache_lock:
             self._cache[key] = decision
             while len(self._cache) > self.config.ask.cache_size:

@@ -16,12 +16,13 @@ from appliance.db import review_sql
 from appliance.bank.bank_editor import BankEntryError, make_entry, split_points
 from appliance.bank.kb import QuestionBank
 from appliance.asklog.photo_archive import PhotoArchive  # noqa: F401  (re-exported for the UI)
+from appliance.asklog.teacher_memory import TeacherMemory
 from appliance.db.store import Store
 
 log = logging.getLogger(__name__)
 
 TEACHER_ORIGIN = "teacher"
-REVIEW_STATUSES = ("pending", "approved", "corrected", "added")
+REVIEW_STATUSES = ("pending", "approved", "corrected", "added", "rejected")
 FEEDBACK_FILTERS = ("up", "down", "none")
 ORDERS = ("confidence", "newest")
 MAX_ROWS = 5000
@@ -121,6 +122,7 @@ class ReviewService:
     def __init__(self, store: Store, bank: QuestionBank):
         self.store = store
         self.bank = bank
+        self.memory = TeacherMemory(store)
 
     def list_asks(self, flt: AskFilter) -> list[ReviewRow]:
         _check_filter(flt)
@@ -140,11 +142,31 @@ class ReviewService:
             raise UnknownAsk(f"no ask with id {ask_id}")
         return _review_row(rows[0])
 
-    def approve(self, ask_id: int, teacher: str) -> CorrectionResult:
-        self.get(ask_id)
+    def approve(self, ask_id: int, teacher: str, entry_id: str | None = None) -> CorrectionResult:
+        """The ask is answered by ``entry_id`` (default: the entry it was given). The
+        student's wording becomes an alias of that entry: the next student who asks it so
+        gets that entry's answer. An abstained ask approved without an entry is only marked."""
+        ask = self.get(ask_id)
+        entry_id = entry_id or ask.matched_id
+        if entry_id:
+            if entry_id not in self.bank.get_many([entry_id]):
+                raise ReviewError(f"no bank entry {entry_id}")
+            self.memory.add_alias(_wording(ask), entry_id, ask_id, teacher)
         self._set_status(ask_id, "approved", None)
-        log.info("ask %s approved by %s", ask_id, teacher)
-        return CorrectionResult(ask_id, "approved", None)
+        log.info("ask %s approved by %s (entry %s)", ask_id, teacher, entry_id or "-")
+        return CorrectionResult(ask_id, "approved", entry_id)
+
+    def reject(self, ask_id: int, teacher: str, entry_id: str | None = None) -> CorrectionResult:
+        """"Not this problem": the entry the ask was given (or ``entry_id``) does not answer
+        the student's wording, and is never given for it again."""
+        ask = self.get(ask_id)
+        entry_id = entry_id or ask.matched_id
+        if not entry_id:
+            raise ReviewError("this ask was not answered with a bank entry; nothing to reject")
+        self.memory.add_negative(_wording(ask), entry_id, ask_id, teacher)
+        self._set_status(ask_id, "rejected", None)
+        log.info("ask %s: entry %s rejected by %s", ask_id, entry_id, teacher)
+        return CorrectionResult(ask_id, "rejected", entry_id)
 
     def correct(self, ask_id: int, correction: Correction, teacher: str) -> CorrectionResult:
         """Record the teacher's answer; with target "new" or "matched" also upsert it into
@@ -191,6 +213,14 @@ class ReviewService:
         with self.store.transaction() as conn:
             if conn.execute(review_sql.ASK_SET_REVIEW, (status, answer, int(ask_id))).rowcount == 0:
                 raise UnknownAsk(f"no ask with id {ask_id}")
+
+
+def _wording(ask: ReviewRow) -> str:
+    """What the student asked: the question as typed, or as read from the photo."""
+    wording = (ask.question or ask.ocr_text or "").strip()
+    if not wording:
+        raise ReviewError("this ask has no text to learn from")
+    return wording
 
 
 def parse_points(text: str) -> tuple[str, ...]:

@@ -15,10 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
+
+from appliance.ask import calibration
 from appliance.ask.policy import Decision
 
 KINDS = ("exact", "paraphrase", "partial", "unanswerable")
 HEADER = ("qid", "query", "expected_id", "kind")
+#: Answers at or above this confidence are the "confident" bucket (target: ≥ 98 % right).
+CONFIDENT = 0.9
 
 
 class QueryFileError(ValueError):
@@ -39,6 +44,14 @@ class EvalOutcome:
     answered_id: str | None
     confidence: float
     ms: float
+    #: The entry the verifier rated most likely, answered or not.
+    top_id: str | None = None
+
+    @property
+    def top_right(self) -> bool:
+        """The most likely entry is the query's (never, for an unanswerable query): what the
+        confidence is a probability of."""
+        return self.query.kind != "unanswerable" and self.top_id == self.query.expected_id
 
     @property
     def correct(self) -> bool:
@@ -77,7 +90,7 @@ def run_eval(queries: list[EvalQuery], answer: Callable[[str], Decision]) -> lis
         decision = answer(q.query)
         ms = (time.perf_counter() - started) * 1000
         answered = decision.best[1]["id"] if decision.best else None
-        outcomes.append(EvalOutcome(q, answered, decision.confidence, ms))
+        outcomes.append(EvalOutcome(q, answered, decision.confidence, ms, decision.top_id))
     return outcomes
 
 
@@ -102,7 +115,8 @@ def run_photo_eval(queries: list[EvalQuery], photos_dir: Path,
         started = time.perf_counter()
         decision = answer_photo(photo)
         ms = (time.perf_counter() - started) * 1000
-        outcomes.append(EvalOutcome(q, decision.best[1]["id"] if decision.best else None, decision.confidence, ms))
+        outcomes.append(EvalOutcome(q, decision.best[1]["id"] if decision.best else None, decision.confidence, ms,
+                                    decision.top_id))
     return outcomes
 
 
@@ -123,6 +137,22 @@ def summarise(outcomes: list[EvalOutcome]) -> dict:
             "recall": round(true_abstains / len(unanswerable), 4) if unanswerable else 1.0,
         },
         "mean_ms": round(statistics.fmean(o.ms for o in outcomes), 3) if outcomes else 0.0,
+        "calibration": calibration_summary(outcomes),
+    }
+
+
+def calibration_summary(outcomes: list[EvalOutcome]) -> dict:
+    """How far the confidence is a probability: the expected calibration error of the
+    verifier's most likely entry, and how often the answers given at confidence ≥ 0.9
+    were right."""
+    confidence = np.array([o.confidence for o in outcomes], float)
+    right = np.array([o.top_right for o in outcomes], float)
+    confident = [o for o in outcomes if o.answered_id is not None and o.confidence >= CONFIDENT]
+    return {
+        "ece": round(calibration.expected_calibration_error(confidence, right), 4),
+        "confident_answers": len(confident),
+        "confident_precision": round(sum(o.correct for o in confident) / len(confident), 4) if confident else 1.0,
+        "reliability": calibration.reliability(confidence, right),
     }
 
 

@@ -22,6 +22,7 @@ class CleanQuestion:
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\ufeff]")
 _SPACE = re.compile(r"\s+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # Digits right after an element symbol are part of a formula, not a quantity (H2O, CO₂,
 # NH₃); other sub- and superscripts are quantities of their own (a₁₀, log₂8, x²).
 _NUMBER = re.compile(r"(?<![A-Z\d.])(?<![A-Z][a-z])\d+(?:\.\d+)?")
@@ -38,6 +39,8 @@ def clean_question(raw: str, max_chars: int) -> CleanQuestion:
     The text is otherwise kept verbatim (HTML or SQL-looking text included): it is
     stored and shown as text, never interpreted.
     """
+    # A lone surrogate is no character: no encoder or database takes it. It becomes U+FFFD.
+    raw = _SURROGATE.sub("\ufffd", raw)
     without_controls, removed = _CONTROL.subn("", raw)
     text = without_controls.replace("\r\n", "\n").strip()
     if not text:

@@ -43,6 +43,7 @@ STEPS: tuple[Step, ...] = (
     Step(1, "release 0.1 tables and the FTS5 trigram index", sql.SCHEMA + sql.FTS_SCHEMA),
     Step(2, "index on kb_entries.origin", sql.MIGRATE_2_ORIGIN_INDEX),
     Step(3, "a random identity for the database", sql.MIGRATE_3_STORE_ID),
+    Step(4, "teachers' aliases and known negatives (answer verification)", sql.TEACHER_MEMORY_SCHEMA),
 )
 
 

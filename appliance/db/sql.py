@@ -163,3 +163,55 @@ KB_UPSERT = (
     "origin = excluded.origin, search_text = excluded.search_text, "
     "updated_at = excluded.updated_at"
 )
+
+# --- teacher memory: aliases and known negatives (issue 11) ---------------------------------
+#: A separate block (applied after SCHEMA): the integrator turns it into a migration step.
+TEACHER_MEMORY_SCHEMA = """
+CREATE TABLE IF NOT EXISTS kb_aliases (
+    wording_form TEXT NOT NULL,
+    entry_id TEXT NOT NULL,
+    wording TEXT NOT NULL,
+    ask_id INTEGER,
+    teacher TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (wording_form, entry_id)
+);
+CREATE TABLE IF NOT EXISTS kb_negatives (
+    wording_form TEXT NOT NULL,
+    entry_id TEXT NOT NULL,
+    wording TEXT NOT NULL,
+    ask_id INTEGER,
+    teacher TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (wording_form, entry_id)
+);
+"""
+ALIAS_UPSERT = (
+    "INSERT INTO kb_aliases (wording_form, entry_id, wording, ask_id, teacher, created_at) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (wording_form, entry_id) DO UPDATE SET "
+    "wording = excluded.wording, ask_id = excluded.ask_id, teacher = excluded.teacher"
+)
+ALIAS_DELETE = "DELETE FROM kb_aliases WHERE wording_form = ? AND entry_id = ?"
+#: Aliases of entries still in the bank.
+ALIAS_ALL = (
+    "SELECT a.entry_id, a.wording FROM kb_aliases a JOIN kb_entries e ON e.id = a.entry_id "
+    "ORDER BY a.rowid"
+)
+NEGATIVE_UPSERT = (
+    "INSERT INTO kb_negatives (wording_form, entry_id, wording, ask_id, teacher, created_at) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (wording_form, entry_id) DO UPDATE SET "
+    "wording = excluded.wording, ask_id = excluded.ask_id, teacher = excluded.teacher"
+)
+NEGATIVE_DELETE = "DELETE FROM kb_negatives WHERE wording_form = ? AND entry_id = ?"
+NEGATIVE_ALL = "SELECT wording, entry_id FROM kb_negatives ORDER BY rowid"
+#: The teacher's judgements that came from asks (recalibration labels): approved
+#: wordings (right) and rejected ones (wrong), with the entry judged.
+TEACHER_LABELS = (
+    "SELECT wording, entry_id, 1 FROM kb_aliases WHERE ask_id IS NOT NULL "
+    "UNION ALL SELECT wording, entry_id, 0 FROM kb_negatives WHERE ask_id IS NOT NULL"
+)
+TEACHER_LABEL_COUNT = (
+    "SELECT (SELECT count(*) FROM kb_aliases WHERE ask_id IS NOT NULL) "
+    "+ (SELECT count(*) FROM kb_negatives WHERE ask_id IS NOT NULL)"
+)
+TEACHER_MEMORY_VERSION_KEY = "teacher_memory_version"

@@ -1,0 +1,281 @@
+"""Features of a (question, bank entry) pair: how far the entry *is* the student's problem.
+
+Each feature compares the two :class:`~appliance.ask.problem_form.ProblemForm` s both
+ways (the student may leave out what the entry says; what the student says must not be
+missing from the entry), and is an absolute number, never a rank. The verifier
+(:mod:`appliance.ask.verify`) turns them into a probability.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from appliance.ask.key_term_swap import GROUPS as _GROUPS
+from appliance.ask.problem_form import ProblemForm, read_problem, strip_preface, units
+from appliance.common.textnorm import fold, trigrams
+
+FEATURES = (
+    "dense", "lexical", "lexical_back", "givens_q_missing", "givens_e_missing", "givens_q_any",
+    "scripts_q_missing", "scripts_e_missing", "expr_q_missing", "expr_e_missing",
+    "spans_q_missing", "spans_e_missing", "negation_diff", "key_term_swap",
+    "known_missing", "unknown_share", "entry_missing", "similarity_gap",
+)
+#: Counts are capped: the third missing given says little more than the second.
+CAP = 2.0
+#: A span of the entry counts as present in the question when this share of its
+#: trigrams is there (the student may drop a character or two of a quoted line).
+SPAN_COVERAGE = 0.6
+#: A quoted span this long that the entry holds unquoted is the entry's (a student quoting
+#: the sentence of a fill-in-the-blank).
+LONG_SPAN = 6
+
+
+@dataclass(frozen=True)
+class BankVocabulary:
+    """How many bank questions hold each content unit (CJK pair, Latin word)."""
+
+    doc_freq: dict[str, int]
+    entries: int
+    idf_of: dict[str, float]
+
+    @classmethod
+    def build(cls, search_forms: list[str]) -> "BankVocabulary":
+        freq: Counter[str] = Counter()
+        for form in search_forms:
+            freq.update(units(form))
+        n = max(1, len(search_forms))
+        return cls(dict(freq), n, {u: math.log((1 + n) / (1 + f)) + 1.0 for u, f in freq.items()})
+
+    def idf(self, unit: str) -> float:
+        found = self.idf_of.get(unit)
+        return found if found is not None else math.log(1 + self.entries) + 1.0
+
+
+@functools.lru_cache(maxsize=50_000)
+def problem_of(text: str) -> ProblemForm:
+    """The problem form of a text, its numbered preface left out (cached: bank questions
+    are read once)."""
+    return read_problem(strip_preface(text))
+
+
+def pair_features(q: ProblemForm, e: ProblemForm, vocab: BankVocabulary, dense: float,
+                  similarity_gap: float, key_term_swap: bool) -> np.ndarray:
+    q_grams, e_grams = q.grams, e.grams
+    return np.array([
+        dense,
+        _share(q_grams, e_grams),
+        _share(e_grams, q_grams),
+        _capped(givens_missing(q, e)),
+        _capped(sum((e.givens - q.givens).values())),
+        float(bool(q.givens)),
+        _capped(scripts_missing(q, e)),
+        _capped(sum((e.scripts - q.scripts).values())),
+        _capped(sum(expr not in e.maths for expr in q.expressions)),
+        _capped(sum(expr not in q.maths for expr in e.expressions)),
+        _capped(sum(span not in e.form for span in q.spans)),
+        _capped(sum(not _covered(span, q.form) for span in e.spans)),
+        float(q.negations != e.negations),
+        float(key_term_swap),
+        *_unit_shares(q.bigrams, e.bigrams, vocab),
+        similarity_gap,
+    ], dtype=np.float64)
+
+
+def givens_missing(q: ProblemForm, e: ProblemForm) -> int:
+    """The question's givens the entry lacks. A number the entry writes as an exponent or
+    index counts as present (the student typed "以2为底" for log₂, "第10项" for a₁₀)."""
+    formula_digits = {d for f in e.formulas for d in re.findall(r"\d+", f)}
+    return sum(n for g, n in (q.givens - e.givens).items() if g not in e.script_values and g not in formula_digits)
+
+
+def scripts_missing(q: ProblemForm, e: ProblemForm) -> int:
+    """The question's exponents and indices the entry lacks, unless the entry has the same
+    digits as a plain number (the student's "x2" may be the entry's "x 2")."""
+    return sum(n for s, n in (q.scripts - e.scripts).items() if s.split("^")[1] not in e.givens)
+
+
+def other_script(q: ProblemForm, e: ProblemForm) -> bool:
+    """The question raises or indexes a symbol the entry also raises or indexes, with other
+    digits (x³ for x², a₂₀ for a₁₀, 10² for 10³)."""
+    e_bases = {s.split("^")[0] for s in e.scripts}
+    return any(s.split("^")[0] in e_bases for s in q.scripts - e.scripts)
+
+
+def other_formula(q: ProblemForm, e: ProblemForm) -> bool:
+    """A formula of the question is not among the entry's formulas (CO₃ for CO₂)."""
+    return bool(e.formulas) and bool(q.formulas - e.formulas)
+
+
+def other_symbol(q: ProblemForm, e: ProblemForm) -> bool:
+    """In a problem written with indexed or raised symbols or formulas, the question names
+    one the entry has nowhere (S₅ where the entry has a₅ and no S): another unknown is
+    asked for. A symbol typed as its formula's letters counts as present (h2o for H₂O)."""
+    theirs = {s.replace("^", "") for s in e.scripts} | set(e.formulas)
+    if not theirs:
+        return False
+    mine = {s.replace("^", "") for s in q.scripts} | set(q.formulas)
+    return any(not any(symbol in t for t in theirs) for symbol in mine)
+
+
+def other_span(q: ProblemForm, e: ProblemForm) -> bool:
+    """A quoted span, title or bracketed cue of the question is not the entry's: not one of
+    its spans or a piece of one (Latin as whole words), nor, where the entry quotes
+    nothing, in its text."""
+    for span in q.spans:
+        if e.spans:
+            if not any(span == theirs or _within(span, theirs) for theirs in e.spans) \
+                    and not (len(span) >= LONG_SPAN and span in e.form):
+                return True
+        elif span not in e.form:
+            return True
+    return False
+
+
+def _within(span: str, theirs: str) -> bool:
+    if span.isascii():
+        return re.search(rf"(?<![a-z]){re.escape(span)}(?![a-z])", theirs) is not None
+    return len(span) >= 2 and span in theirs
+
+
+def more_negation(q: ProblemForm, e: ProblemForm) -> bool:
+    """The question negates where the entry does not ("which is NOT", 不正确的是, 不充分)."""
+    return q.negations > e.negations
+
+
+def contrast_swap(q: ProblemForm, e: ProblemForm) -> bool:
+    """The question names a term of a contrast group that the entry lacks, while the entry
+    names another term of that group: another property of the same object (周长 for 面积,
+    熔点 for 凝固点, comparative for superlative), an opposite (最大/最小), another
+    dynasty, another scope (世界 for 我国) — or one more of them (沸点和凝固点 against
+    沸点 alone)."""
+    mine, theirs = _contrast_terms(q), _contrast_terms(e)
+    return any(_CONTRAST_GROUP[a] == _CONTRAST_GROUP[b] for a in mine - theirs for b in theirs)
+
+
+def _contrast_terms(p: ProblemForm) -> frozenset[str]:
+    return _terms_of(p.form, p.text)
+
+
+@functools.lru_cache(maxsize=50_000)
+def _terms_of(form: str, text: str) -> frozenset[str]:
+    """Contrast terms of a problem, longest first, not overlapping (表面积 is not also 面积):
+    CJK terms in its search form, Latin ones as whole words of its folded text."""
+    for word, same in _SAME_SCOPE.items():
+        form = form.replace(word, same)
+    cjk = {m.group(0) for m in _CONTRAST_RE.finditer(form) if not m.group(0).isascii()}
+    return frozenset(cjk | {m.group(0) for m in _CONTRAST_RE.finditer(fold(text)) if m.group(0).isascii()})
+
+
+def _build_contrast() -> tuple[dict[str, int], re.Pattern]:
+    groups = [g.split() for g in _SET_GROUPS]
+    index: dict[str, int] = {}
+    for i, group in enumerate(groups):
+        for term in group:
+            if len(term) >= 2 and not any(c in term for c in "+-×÷<>=≥≤"):
+                index.setdefault(term, i)
+    terms = sorted(index, key=len, reverse=True)
+    pattern = re.compile("|".join(
+        rf"(?<![a-z]){re.escape(t)}(?![a-z])" if t.isascii() else re.escape(t) for t in terms))
+    return index, pattern
+
+
+# Groups whose terms name *what is asked* about an object, so that one term in the question
+# and another in the entry make two problems wherever they stand: properties of a figure or
+# a substance, opposites, dynasties, grammatical forms (from the key-term groups), what a
+# question asks about a text (its author, the line after, its meaning), sibling processes
+# and quantities of school science. Verbs and operations (开始/爆发, add/sum) are left to the
+# positional key-term check: students swap them for synonyms.
+_SET_GROUPS = tuple(g for g in _GROUPS if any(t in g.split() for t in ("周长", "沸点", "最大", "秦朝", "过去式", "串联", "past", "area", "north"))) + (
+    "作者 出自 比喻 下一句 上一句",
+    "化学式 化学方程式 相对分子质量 物质的量",
+    "自转 公转",
+    "世界 我国",
+    "光合作用 呼吸作用 蒸腾作用",
+    "体循环 肺循环",
+    "速度 加速度 路程 位移 时间",
+    "电阻 电压 电流 电功率 电能",
+    "质量 重力 密度 压强 浮力",
+    "功 功率",
+    "red blue green yellow black white",
+    "speed distance acceleration velocity",
+    "tense participle",
+)
+_CONTRAST_GROUP, _CONTRAST_RE = _build_contrast()
+# Words that name the same scope to a Chinese student.
+_SAME_SCOPE = {"中国": "我国", "全国": "我国", "全球": "世界"}
+
+
+def other_expression(q: ProblemForm, e: ProblemForm) -> bool:
+    """An expression of the question with two operators or more is not in the entry, while
+    one of the entry's has the same operands: the same numbers arranged otherwise (a sign,
+    an operator, a side of an inequality)."""
+    for expr in q.expressions:
+        if expr in e.maths or sum(expr.count(op) for op in _OPERATORS) < 2:
+            continue
+        mine = sorted(_OPERAND.findall(expr))
+        if any(sorted(_OPERAND.findall(theirs)) == mine for theirs in e.expressions):
+            return True
+    return False
+
+
+_OPERATORS = "+-×/=<>≥≤≠"
+_OPERAND = re.compile(r"[a-z0-9.^{}]+")
+
+
+def vetoed(q: ProblemForm, e: ProblemForm, key_term_swap: bool) -> str | None:
+    """Why the entry is certainly another problem, or None: a given of the question is not
+    in the entry, an exponent or index differs, an expression has the entry's operands in
+    another arrangement, a quoted span of the question is not in the entry, or a key term
+    is swapped for its opposite."""
+    if givens_missing(q, e):
+        return "givens"
+    if other_script(q, e):
+        return "scripts"
+    if other_formula(q, e) or other_symbol(q, e):
+        return "formula"
+    if q.genotypes and e.genotypes and q.genotypes != e.genotypes:
+        return "genotype"
+    if other_expression(q, e):
+        return "expression"
+    if other_span(q, e):
+        return "span"
+    if more_negation(q, e):
+        return "negation"
+    if key_term_swap or contrast_swap(q, e):
+        return "key term"
+    return None
+
+
+def _share(mine: set[str], theirs: set[str]) -> float:
+    return len(mine & theirs) / len(mine) if mine else 0.0
+
+
+def _capped(count: int) -> float:
+    return min(float(count), CAP)
+
+
+def _covered(span: str, form: str) -> bool:
+    if span in form:
+        return True
+    grams = trigrams(span)
+    return bool(grams) and len(grams & trigrams(form)) / len(grams) >= SPAN_COVERAGE
+
+
+def _unit_shares(q_units: frozenset[str], e_units: frozenset[str], vocab: BankVocabulary) -> tuple[float, float, float]:
+    """(the IDF-weighted share of the question's units that the bank knows but this entry
+    lacks — another named thing; the share of the question's units the bank has never seen
+    — new words; the IDF-weighted share of the entry's units the question lacks)."""
+    if not q_units:
+        return 0.0, 0.0, 1.0
+    q_weight = sum(vocab.idf(u) for u in q_units)
+    known_missing = sum(vocab.idf(u) for u in q_units - e_units if vocab.doc_freq.get(u, 0))
+    unknown = sum(1 for u in q_units if not vocab.doc_freq.get(u, 0)) / len(q_units)
+    e_weight = sum(vocab.idf(u) for u in e_units) or 1.0
+    entry_missing = sum(vocab.idf(u) for u in e_units - q_units) / e_weight
+    return known_missing / q_weight, unknown, entry_missing

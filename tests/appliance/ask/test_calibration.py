@@ -1,0 +1,38 @@
+"""Calibration: the isotonic map, the threshold choices and the calibration error."""
+
+import numpy as np
+import pytest
+
+from appliance.ask import calibration
+
+
+def test_expected_calibration_error_is_zero_when_confidence_matches_accuracy():
+    confidence = np.array([0.95] * 20 + [0.25] * 4)
+    right = np.array([1] * 19 + [0] + [1] + [0] * 3)
+    assert calibration.expected_calibration_error(confidence, right) == pytest.approx(0.0)
+    overconfident = np.array([0.99] * 10)
+    assert calibration.expected_calibration_error(overconfident, np.array([1] * 5 + [0] * 5)) == pytest.approx(0.49)
+
+
+def test_reliability_buckets_count_every_answer():
+    rows = calibration.reliability(np.array([0.05, 0.5, 0.55, 1.0]), np.array([0, 1, 0, 1]))
+    assert sum(r["n"] for r in rows) == 4
+    assert [r["lo"] for r in rows] == [0.0, 0.5, 0.9]
+
+
+def test_fit_is_monotone_and_its_threshold_answers_where_most_decisions_are_right():
+    rng = np.random.default_rng(0)
+    raw = rng.uniform(0, 1, 400)
+    right = (rng.uniform(0, 1, 400) < raw).astype(int)  # P(right) = raw
+    fitted = calibration.fit_on_decisions(raw, right)
+    grid = fitted(np.linspace(0, 1, 50))
+    assert np.all(np.diff(grid) >= 0)
+    assert 0.35 <= fitted.threshold <= 0.65  # about where P(right) crosses one half
+    strict = calibration.fit(raw, right, target_precision=0.9)
+    answered = fitted(raw) >= strict.threshold
+    assert right[answered].mean() >= 0.9
+
+
+def test_one_sided_labels_are_refused():
+    with pytest.raises(calibration.CalibrationError):
+        calibration.fit(np.linspace(0, 1, 20), np.ones(20))

@@ -1,0 +1,88 @@
+"""What makes two problems the same, as the verifier's rules read it (no encoder needed)."""
+
+import pytest
+
+from appliance.ask.key_term_swap import conflicting_detail
+from appliance.ask.pair_features import problem_of, vetoed
+from appliance.ask.problem_form import read_problem, strip_preface
+
+
+def veto(question: str, entry: str) -> str | None:
+    return vetoed(problem_of(question), problem_of(entry), False)
+
+
+@pytest.mark.parametrize("typed, stored", [
+    ("解方程 x^2-5x+6=0", "解方程：x² - 5x + 6 = 0"),
+    ("x2-5x+6=0", "解方程：x² - 5x + 6 = 0"),
+    ("(-3)^2-2*(-5)", "计算：(-3)² - 2 × (-5)"),
+    ("a1=2,d=3,求a10", "在等差数列 {aₙ} 中，a₁ = 2，公差 d = 3，求 a₁₀。"),
+    ("Homework 2: Solve 3x-5<7", "Solve the inequality: 3x − 5 < 7."),
+    ("第3题：距离50000米", "距离 50 000 米"),
+    ("长4cm", "长 4 cm"),
+    ("计算 co2 的相对分子质量", "计算 CO₂ 的相对分子质量。（相对原子质量：C-12，O-16）"),
+    ("“床前明月光”的下一句", "“床前明月光，疑是地上霜”的下一句是什么？"),
+    ("我不会做：x+1=2", "解方程：x + 1 = 2"),
+    ("CO2相对分子质量 C12 O16", "计算 CO₂ 的相对分子质量。（相对原子质量：C-12，O-16）"),
+    ("这题我不会：长8厘米宽5厘米的长方形面积（要过程）", "一个长方形的长是 8 厘米，宽是 5 厘米，它的面积是多少平方厘米？"),
+    ('What is the past tense of "go" (urgent)?', 'What is the past tense of "go"?'),
+])
+def test_retyped_problems_are_the_same(typed, stored):
+    assert veto(typed, stored) is None
+
+
+@pytest.mark.parametrize("question, entry, why", [
+    ("解方程：2x + 3 = 15", "解方程：2x + 3 = 13", "givens"),
+    ("x^2+5x+6=0", "解方程：x² - 5x + 6 = 0", "expression"),
+    ("3x-5>7", "Solve the inequality: 3x - 5 < 7.", "expression"),
+    ("计算：(-3)³ - 2 × (-5)", "计算：(-3)² - 2 × (-5)", "scripts"),
+    ("a₁ = 2，d = 3，求 a₂₀", "在等差数列 {aₙ} 中，a₁ = 2，公差 d = 3，求 a₁₀。", "scripts"),
+    ("计算 CO₃ 的相对分子质量", "计算 CO₂ 的相对分子质量。", "formula"),
+    ("a₁ = 3，q = 2，求前 5 项和 S₅", "在等比数列 {aₙ} 中，a₁ = 3，公比 q = 2，求 a₅。", "formula"),
+    ("等差数列 a₁=2 d=3 S₁₀", "在等差数列 {aₙ} 中，a₁ = 2，公差 d = 3，求 a₁₀。", "formula"),
+    ("“海内存知己”的下一句是什么？", "“欲穷千里目”的下一句是什么？", "span"),
+    ('What is the comparative form of "go"?', 'What is the comparative form of "good"?', "span"),
+    ("He ___ to school by bike yesterday. (eat / ate / eaten)",
+     "Choose the correct word: He ___ to school by bike yesterday. (go / goes / went)", "span"),
+    ("高茎Dd和高茎Dd杂交，矮茎占几分之几", "基因型为 Dd 的豌豆与基因型为 dd 的豌豆杂交，矮茎的比例", "genotype"),
+    ("写出碳在氧气中不充分燃烧的化学方程式", "写出碳在氧气中充分燃烧的化学方程式。", "negation"),
+    ("下列说法不正确的是", "下列说法正确的是", "negation"),
+    ("在标准大气压下，水的熔点是多少摄氏度？", "在标准大气压下，水的凝固点是多少摄氏度？", "key term"),
+    ("世界上表面积最大的大洋是哪个？", "世界上面积最大的大洋是哪个？", "key term"),
+    ("世界上最长的河流是哪条？", "我国最长的河流是哪一条？", "key term"),
+    ("What is the superlative form of good?", 'What is the comparative form of "good"?', "key term"),
+])
+def test_one_changed_detail_is_another_problem(question, entry, why):
+    assert veto(question, entry) == why
+
+
+def test_scripts_are_not_givens_and_formula_digits_are_neither():
+    form = read_problem("在等差数列 {aₙ} 中，a₁ = 2，求 S₁₀ 和 H₂O")
+    assert set(form.givens) == {"2"}
+    assert "a^1" in form.scripts
+    assert read_problem("x²").scripts == read_problem("x^2").scripts == read_problem("x2").scripts
+
+
+def test_a_numbered_preface_is_no_given():
+    assert strip_preface("第3题：解方程 2x+3=13") == "解方程 2x+3=13"
+    assert strip_preface("Homework 2: solve") == "solve"
+    assert strip_preface("3.14 是什么") == "3.14 是什么"
+
+
+def test_a_misspelt_word_is_not_a_swapped_term():
+    bank = "findtheslopeofthelinepassingthroughthepoints"
+    entry = "Find the slope of the line passing through the points (1, 2) and (3, 8)."
+    assert conflicting_detail("Find the slope of the line passing thorugh the points (1, 2) and (3, 8).",
+                              entry, bank) is None
+    assert conflicting_detail("What is the sum of the interior angles of an octagon?",
+                              "What is the sum of the interior angles of a pentagon?", bank) is not None
+
+
+def test_only_the_start_of_a_long_text_is_read():
+    # 2,000 characters of "x2" took 1.2 s in the expression and script patterns before the
+    # cap and the run-start anchor; a school problem fits in MAX_CHARS.
+    from appliance.ask.problem_form import MAX_CHARS
+
+    form = read_problem("x2" * 5000)
+    assert len(form.text) == MAX_CHARS
+    assert read_problem("ab" * 1000 + " 3x-5<7").expressions == ()  # past the cap
+    assert read_problem("3x-5<7 " + "ab" * 1000).expressions == ("3x-5<7",)
