@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from appliance.asklog.tokens import AskTokens
 from appliance.asklog.log import AskLog, AskRecord
-from appliance.common.batcher import MicroBatcher
+from appliance.common.batcher import ItemFailed, MicroBatcher
 from appliance.ask.card import ABSTAIN_MESSAGE, AnswerCard, SimilarQuestion
 from appliance.config import Config
 from appliance.ask.dense_index import DenseIndex
@@ -20,7 +20,7 @@ from appliance.asklog.photo_archive import PhotoArchive
 from appliance.ask.policy import Decision, decide
 from appliance.ask.search import HybridSearch, Signal
 from appliance.db.store import Store
-from appliance.common.textnorm import clean_question, search_form
+from appliance.common.textnorm import BadQuestionError, clean_question, search_form
 from appliance.inference.engine_wiring import open_encoder
 from engines.encoders import SentenceEncoder
 
@@ -29,6 +29,10 @@ log = logging.getLogger(__name__)
 
 class PhotoUnavailable(RuntimeError):
     """This appliance has no photo reader configured."""
+
+
+class UnreadableQuestionError(BadQuestionError):
+    """The encoder failed on this question alone (its batch-mates were answered)."""
 
 
 class _Stopwatch:
@@ -208,7 +212,10 @@ class AskService:
         return self.decide_only(result.text)
 
     def _decide(self, question: str, watch: _Stopwatch) -> Decision:
-        vector, dense_top = self.encoder_batcher.submit(question, timeout_s=self.config.serving.deadline_s)
+        try:
+            vector, dense_top = self.encoder_batcher.submit(question, timeout_s=self.config.serving.deadline_s)
+        except ItemFailed:
+            raise UnreadableQuestionError("this question could not be read; retype it in plain words") from None
         watch.lap("encode")
         ranked = self.search.search(question, vector, dense_top, bank_version=self._index_version)
         watch.lap("search")

@@ -1,0 +1,89 @@
+"""Admission control in front of the ask path.
+
+An ask is admitted only when it can still be answered within the deadline. Asks in
+flight (admitted, not yet answered) wait for the thread pool and the encoder; by Little's
+law the newest one waits about ``in_flight / throughput``. Throughput is what the path
+actually answered over the last few seconds. When that predicted wait exceeds the
+deadline, or ``max_in_flight`` asks are already in flight, the ask is refused at once
+(the API answers 503 + Retry-After) instead of joining an unbounded wait.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import deque
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+# Below this many asks in flight nobody is refused: the predicted wait is meaningless
+# while the path is idle or just waking up.
+ALWAYS_ADMIT = 32
+WINDOW_S = 5.0
+
+
+class NotAdmitted(RuntimeError):
+    """The ask cannot be answered within the deadline now; retry after ``retry_after_s``."""
+
+    def __init__(self, reason: str, retry_after_s: int):
+        super().__init__(reason)
+        self.retry_after_s = retry_after_s
+
+
+class AdmissionControl:
+    def __init__(self, deadline_s: float, max_in_flight: int, clock: Callable[[], float] = time.monotonic,
+                 always_admit: int = ALWAYS_ADMIT, window_s: float = WINDOW_S):
+        self.deadline_s = deadline_s
+        self.max_in_flight = max_in_flight
+        self.clock = clock
+        self.always_admit = min(always_admit, max_in_flight)
+        self.window_s = window_s
+        self.in_flight = 0
+        self.refused = 0
+        self._done: deque[float] = deque()
+        self._lock = threading.Lock()
+
+    def throughput(self) -> float:
+        """Asks answered per second over the last window."""
+        with self._lock:
+            self._forget_old(self.clock())
+            return len(self._done) / self.window_s
+
+    def predicted_wait_s(self) -> float:
+        rate = self.throughput()
+        return math.inf if rate <= 0 else self.in_flight / rate
+
+    @contextmanager
+    def admit(self) -> Iterator[None]:
+        """Hold a place in flight for one ask, or raise :class:`NotAdmitted` at once."""
+        self._enter()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+                now = self.clock()
+                self._done.append(now)
+                self._forget_old(now)
+
+    def _enter(self) -> None:
+        with self._lock:
+            now = self.clock()
+            self._forget_old(now)
+            n = self.in_flight
+            if n >= self.max_in_flight:
+                self.refused += 1
+                raise NotAdmitted(f"{n} asks in flight", 1)
+            if n >= self.always_admit:
+                rate = len(self._done) / self.window_s
+                wait = math.inf if rate <= 0 else n / rate
+                if wait > self.deadline_s:
+                    self.refused += 1
+                    excess = self.deadline_s if math.isinf(wait) else wait - self.deadline_s
+                    raise NotAdmitted(f"predicted wait {wait:.1f} s", max(1, min(30, math.ceil(excess))))
+            self.in_flight = n + 1
+
+    def _forget_old(self, now: float) -> None:
+        while self._done and now - self._done[0] > self.window_s:
+            self._done.popleft()
