@@ -300,9 +300,14 @@ def serve(config: Config, host: str | None, port: int | None) -> None:
 
     limit_arenas(config.serving.malloc_arenas)
     blas_limit = _limit_blas_threads(config)  # noqa: F841 (held for the daemon's life)
+    from appliance.serve.ratelimit import RateLimiter
+
     service = _service(config)
-    app = create_app(service, close_service_on_shutdown=True)
-    mount_ui(app, service, config, engines=manager_engines(service.engines) if service.engines else None)
+    # One per-address budget for the JSON API and the pages (asks and uploads alike).
+    limiter = RateLimiter(config.serving.rate_per_minute, config.serving.rate_burst)
+    app = create_app(service, close_service_on_shutdown=True, limiter=limiter)
+    mount_ui(app, service, config, engines=manager_engines(service.engines) if service.engines else None,
+             limiter=limiter)
     host, port = host or config.server.host, port or config.server.port
     # READY=1 once the port is bound; WATCHDOG=1 while the event loop answers. On SIGTERM
     # uvicorn stops accepting, lets in-flight asks finish (up to 30 s), then the app's

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 
 import ui  # noqa: F401  (switches Gradio's network features off before it is imported)
 
 import gradio as gr
+from gradio import utils as gr_utils
 from fastapi import FastAPI
 
 from appliance.bank.bank_editor import BankEditor
@@ -21,6 +23,7 @@ from appliance.teachers.accounts import TeacherAuth
 from appliance.ui_config import UiConfig, check_ui_config
 from ui.auth import auth_dependency, install_login
 from ui.guard import NoRemoteFetch
+from ui.uploads import UploadGuard, UploadLedger
 from ui.render import CSS
 from ui.status import STATUS_CSS, build_status
 from ui.status_data import EnginesProvider, Rebuilder, default_rebuild
@@ -52,16 +55,20 @@ def offline_theme() -> gr.themes.Base:
 
 
 def mount_ui(app: FastAPI, service: AskService, config, *, auth: TeacherAuth | None = None,
-             engines: EnginesProvider | None = None, rebuild: Rebuilder | None = None) -> FastAPI:
+             engines: EnginesProvider | None = None, rebuild: Rebuilder | None = None,
+             limiter: RateLimiter | None = None) -> FastAPI:
     """Mount the pages. ``config`` is the appliance's Config; its ``ui`` section (a
     :class:`UiConfig`) is used when present. ``engines`` reports the engine table (the
-    engines manager's hook), ``rebuild`` runs when an admin presses rebuild."""
-    mount_pages(app, service, config, auth=auth, engines=engines, rebuild=rebuild)
+    engines manager's hook), ``rebuild`` runs when an admin presses rebuild. ``limiter``
+    is the per-address rate limiter shared with the JSON API (default: the API's own,
+    ``app.state.rate_limiter``), so one address has one budget."""
+    mount_pages(app, service, config, auth=auth, engines=engines, rebuild=rebuild, limiter=limiter)
     return app
 
 
 def mount_pages(app: FastAPI, service: AskService, config, *, auth: TeacherAuth | None = None,
-                engines: EnginesProvider | None = None, rebuild: Rebuilder | None = None) -> MountedUi:
+                engines: EnginesProvider | None = None, rebuild: Rebuilder | None = None,
+                limiter: RateLimiter | None = None) -> MountedUi:
     ui_config: UiConfig = getattr(config, "ui", None) or UiConfig()
     check_ui_config(ui_config)
     tz = school_tz(ui_config.timezone)
@@ -69,7 +76,8 @@ def mount_pages(app: FastAPI, service: AskService, config, *, auth: TeacherAuth 
     archive = service.photos or PhotoArchive(config.data_dir / "photos")
     editor = BankEditor(service.store, service.bank)
     review = ReviewService(service.store, service.bank)
-    limiter = RateLimiter(config.serving.rate_per_minute, config.serving.rate_burst)
+    limiter = limiter or getattr(app.state, "rate_limiter", None) or RateLimiter(
+        config.serving.rate_per_minute, config.serving.rate_burst)
 
     student = build_student(StudentDesk(service, archive, limiter), ui_config)
     teacher = build_teacher(service.store, review, editor, archive, ui_config, tz)
@@ -77,6 +85,8 @@ def mount_pages(app: FastAPI, service: AskService, config, *, auth: TeacherAuth 
 
     install_login(app, auth, ui_config, PROTECTED)
     app.add_middleware(NoRemoteFetch)
+    app.add_middleware(UploadGuard, ledger=UploadLedger(ui_config.upload_quota_mb * 2**20), limiter=limiter,
+                       cache_dir=Path(gr_utils.get_upload_folder()), trusted_prefixes=PROTECTED)
     common = dict(theme=offline_theme(), footer_links=[], run_history=False, pwa=False, mcp_server=False,
                   enable_monitoring=False, ssr_mode=False)
     who = auth_dependency(auth)

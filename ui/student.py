@@ -162,7 +162,8 @@ def build_student(desk: StudentDesk, ui: UiConfig) -> gr.Blocks:
             question = tr.add(gr.Textbox(label=t(lang0, "question"), placeholder=t(lang0, "question_ph"),
                                          lines=3, max_lines=10, max_length=20_000, elem_id="eq-question"),
                               label="question", placeholder="question_ph")
-            photo = tr.add(gr.Image(label=t(lang0, "photo"), type="filepath", sources=["upload", "clipboard"],
+            photo = tr.add(gr.Image(label=t(lang0, "photo"), type="filepath", image_mode=None,
+                                    sources=["upload", "clipboard"],
                                     height=220, elem_id="eq-photo"), label="photo")
             with gr.Row():
                 ask = tr.add(gr.Button(t(lang0, "ask"), variant="primary", elem_id="eq-ask", scale=3), value="ask")
