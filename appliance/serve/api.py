@@ -160,6 +160,7 @@ def create_app(service: AskService, close_service_on_shutdown: bool = False,
                   openapi_url="/openapi.json")
     app.state.rate_limiter = limiter
     app.state.admission = admission
+    app.state.pruner = pruner
     app.add_middleware(BodyLimit, max_bytes=serving.max_body_bytes)
     app.add_middleware(SameOriginWrites)
     app.add_middleware(ErrorIds)
