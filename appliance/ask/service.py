@@ -131,7 +131,7 @@ class AskService:
         the data dir. Raises ``ImageRejected`` for an upload that is not a usable photo; a
         photo without text gets an abstaining card and is logged for the teacher."""
         watch = _Stopwatch()
-        result = self._photo_reader().read(photo)
+        result = self._photo_reader().read(photo, client=client)
         for stage, ms in result.stage_ms.items():
             watch.stages[f"ocr_{stage}"] = ms
         watch.lap("ocr")

@@ -110,6 +110,15 @@ def decode_photo(data: bytes, limits: ImageLimits) -> DecodedImage:
     return DecodedImage(_shrink(pixels, limits.work_max_side), source_size, fmt)
 
 
+def header_pixels(data: bytes, limits: ImageLimits) -> int:
+    """The photo's pixel count from its header alone (nothing decoded); refuses what
+    :func:`decode_photo` would refuse from the header."""
+    image = _open_header(data)
+    _check_header(image, limits)
+    width, height = image.size
+    return width * height
+
+
 def _open_header(data: bytes) -> Image.Image:
     try:
         return Image.open(io.BytesIO(data))
