@@ -2,8 +2,10 @@
 
 An ask is admitted only when it can still be answered within the deadline. Asks in
 flight (admitted, not yet answered) wait for the thread pool and the encoder; by Little's
-law the newest one waits about ``in_flight / throughput``. Throughput is what the path
-actually answered over the last few seconds. When that predicted wait exceeds the
+law the newest one waits about ``in_flight / capacity``. Capacity is the highest rate at
+which the path answered over a few seconds lately (it decays with a half-life of a
+minute, so a slower box or a busier CPU is noticed); before anything was ever answered
+there is no estimate and only the hard cap applies. When that predicted wait exceeds the
 deadline, or ``max_in_flight`` asks are already in flight, the ask is refused at once
 (the API answers 503 + Retry-After) instead of joining an unbounded wait.
 """
@@ -21,6 +23,7 @@ from typing import Callable, Iterator
 # while the path is idle or just waking up.
 ALWAYS_ADMIT = 32
 WINDOW_S = 5.0
+PEAK_HALF_LIFE_S = 60.0
 
 
 class NotAdmitted(RuntimeError):
@@ -42,17 +45,20 @@ class AdmissionControl:
         self.in_flight = 0
         self.refused = 0
         self._done: deque[float] = deque()
+        self._peak = 0.0  # highest recent answers per second (decaying)
+        self._peak_at = 0.0
         self._lock = threading.Lock()
 
     def throughput(self) -> float:
-        """Asks answered per second over the last window."""
+        """The capacity estimate: answers per second (see the module's docstring)."""
         with self._lock:
-            self._forget_old(self.clock())
-            return len(self._done) / self.window_s
+            now = self.clock()
+            self._forget_old(now)
+            return self._capacity(now)
 
     def predicted_wait_s(self) -> float:
         rate = self.throughput()
-        return math.inf if rate <= 0 else self.in_flight / rate
+        return 0.0 if rate <= 0 else self.in_flight / rate
 
     @contextmanager
     def admit(self) -> Iterator[None]:
@@ -66,6 +72,7 @@ class AdmissionControl:
                 now = self.clock()
                 self._done.append(now)
                 self._forget_old(now)
+                self._capacity(now)  # keep the peak current even while nobody is refused
 
     def _enter(self) -> None:
         with self._lock:
@@ -76,13 +83,21 @@ class AdmissionControl:
                 self.refused += 1
                 raise NotAdmitted(f"{n} asks in flight", 1)
             if n >= self.always_admit:
-                rate = len(self._done) / self.window_s
-                wait = math.inf if rate <= 0 else n / rate
+                rate = self._capacity(now)
+                wait = 0.0 if rate <= 0 else n / rate
                 if wait > self.deadline_s:
                     self.refused += 1
-                    excess = self.deadline_s if math.isinf(wait) else wait - self.deadline_s
+                    excess = wait - self.deadline_s
                     raise NotAdmitted(f"predicted wait {wait:.1f} s", max(1, min(30, math.ceil(excess))))
             self.in_flight = n + 1
+
+    def _capacity(self, now: float) -> float:
+        rate = len(self._done) / self.window_s
+        decayed = self._peak * 0.5 ** (max(0.0, now - self._peak_at) / PEAK_HALF_LIFE_S)
+        if rate >= decayed:
+            self._peak, self._peak_at = rate, now
+            return rate
+        return decayed
 
     def _forget_old(self, now: float) -> None:
         while self._done and now - self._done[0] > self.window_s:

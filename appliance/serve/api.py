@@ -193,10 +193,9 @@ def create_app(service: AskService, close_service_on_shutdown: bool = False,
                                 headers={"Retry-After": str(max(1, math.ceil(wait)))})
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind == "application/json":
-            text = await _json_text(request)
             try:
-                with admission.admit():
-                    return await _answer(service, service.ask, text, client)
+                with admission.admit():  # before the body is even read
+                    return await _answer(service, service.ask, await _json_text(request), client)
             except NotAdmitted as exc:
                 service.metrics.rejected.labels("not_admitted").inc()
                 raise HTTPException(503, "busy: the answer could not come in time, retry in a moment",

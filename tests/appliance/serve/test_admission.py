@@ -79,3 +79,25 @@ def test_the_api_answers_503_with_retry_after_at_once_instead_of_queueing(config
     service.close()
     assert extra.status_code == 503 and int(extra.headers["Retry-After"]) >= 1
     assert [r.status_code for r in first] == [200] * 4
+
+
+def test_a_quiet_spell_does_not_make_a_burst_look_hopeless():
+    clock = Clock()
+    gate = AdmissionControl(deadline_s=2.0, max_in_flight=1000, clock=clock, always_admit=4, window_s=5.0)
+    for _ in range(100):  # busy: 20 a second
+        with gate.admit():
+            clock.now += 0.05
+    clock.now += 10  # quiet: nothing answered in the window
+    held = [gate.admit() for _ in range(30)]
+    for h in held:
+        h.__enter__()  # 30 at once: ~1.5 s at the rate seen lately, within the deadline
+    assert gate.refused == 0
+
+
+def test_before_anything_was_answered_only_the_hard_cap_applies():
+    gate = AdmissionControl(deadline_s=1.0, max_in_flight=50, clock=Clock(), always_admit=4)
+    held = [gate.admit() for _ in range(50)]
+    for h in held:
+        h.__enter__()
+    with pytest.raises(NotAdmitted):
+        gate.admit().__enter__()
