@@ -134,3 +134,13 @@ def test_feedback_and_similar(tmp_path):
     assert not student.feedback(None, "up")
     assert student.similar_entry(card, 0)["answer"] == "x = 4"
     assert student.similar_entry(card, 2) is None
+
+
+@pytest.mark.parametrize("error", ["InvalidTextError", "QuestionTooLongError"])
+def test_bad_text_gets_a_clear_message_not_a_generic_failure(tmp_path, error):  # issue 12, F1 on the page
+    from appliance.common import textnorm
+
+    service = FakeService(text_error=getattr(textnorm, error)("bad"))
+    outcome = desk(tmp_path, service).ask("\ud800", None, "c")
+    assert outcome == Outcome(message_key="bad_text")
+    assert "plain words" in render(outcome, "en")[0]["value"]
