@@ -63,18 +63,22 @@ class AdmissionControl:
     @contextmanager
     def admit(self) -> Iterator[None]:
         """Hold a place in flight for one ask, or raise :class:`NotAdmitted` at once."""
-        self._enter()
+        self.enter()
         try:
             yield
         finally:
-            with self._lock:
-                self.in_flight -= 1
-                now = self.clock()
-                self._done.append(now)
-                self._forget_old(now)
-                self._capacity(now)  # keep the peak current even while nobody is refused
+            self.leave()
 
-    def _enter(self) -> None:
+    def leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+            now = self.clock()
+            self._done.append(now)
+            self._forget_old(now)
+            self._capacity(now)  # keep the peak current even while nobody is refused
+
+    def enter(self) -> None:
+        """Take a place in flight (pair with :meth:`leave`) or raise :class:`NotAdmitted`."""
         with self._lock:
             now = self.clock()
             self._forget_old(now)
@@ -102,3 +106,47 @@ class AdmissionControl:
     def _forget_old(self, now: float) -> None:
         while self._done and now - self._done[0] > self.window_s:
             self._done.popleft()
+
+
+class ShedOverload:
+    """ASGI middleware: a JSON ``POST`` to ``path`` goes on only when admitted; otherwise
+    it is answered 503 + Retry-After right here, before routing or reading its body, so
+    refusing costs next to nothing even when thousands arrive at once."""
+
+    def __init__(self, app, admission: AdmissionControl, path: str = "/api/v1/ask",
+                 on_refused: Callable[[], None] | None = None):
+        self.app = app
+        self.admission = admission
+        self.path = path
+        self.on_refused = on_refused
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path or not _is_json(scope):
+            return await self.app(scope, receive, send)
+        try:
+            self.admission.enter()
+        except NotAdmitted as refused:
+            if self.on_refused:
+                self.on_refused()
+            return await _send_503(send, refused.retry_after_s)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.admission.leave()
+
+
+def _is_json(scope) -> bool:
+    for name, value in scope.get("headers") or []:
+        if name == b"content-type":
+            return value.split(b";")[0].strip().lower() == b"application/json"
+    return False
+
+
+_BUSY = b'{"detail": "busy: the answer could not come in time, retry in a moment"}'
+
+
+async def _send_503(send, retry_after_s: int) -> None:
+    await send({"type": "http.response.start", "status": 503,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(_BUSY)).encode()),
+                            (b"retry-after", str(retry_after_s).encode())]})
+    await send({"type": "http.response.body", "body": _BUSY})

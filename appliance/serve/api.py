@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from appliance.asklog.log import UnknownAskError
 from appliance.common.batcher import DeadlineExceeded, Overloaded
 from appliance.ocr.errors import ImageRejected
-from appliance.serve.admission import AdmissionControl, NotAdmitted
+from appliance.serve.admission import AdmissionControl, ShedOverload
 from appliance.serve.errors import ErrorIds
 from appliance.common.periodic import PeriodicTask
 from appliance.serve.ratelimit import RateLimiter
@@ -164,6 +164,10 @@ def create_app(service: AskService, close_service_on_shutdown: bool = False,
     app.add_middleware(BodyLimit, max_bytes=serving.max_body_bytes)
     app.add_middleware(SameOriginWrites)
     app.add_middleware(ErrorIds)
+    # Outermost of the API's own layers: an ask that cannot be answered in time is refused
+    # before routing, body reading or anything else.
+    app.add_middleware(ShedOverload, admission=admission,
+                       on_refused=service.metrics.rejected.labels("not_admitted").inc)
     if docs:
         _add_offline_docs(app)
 
@@ -192,14 +196,8 @@ def create_app(service: AskService, close_service_on_shutdown: bool = False,
             raise HTTPException(429, "too many questions from this address; wait a moment",
                                 headers={"Retry-After": str(max(1, math.ceil(wait)))})
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if kind == "application/json":
-            try:
-                with admission.admit():  # before the body is even read
-                    return await _answer(service, service.ask, await _json_text(request), client)
-            except NotAdmitted as exc:
-                service.metrics.rejected.labels("not_admitted").inc()
-                raise HTTPException(503, "busy: the answer could not come in time, retry in a moment",
-                                    headers={"Retry-After": str(exc.retry_after_s)}) from None
+        if kind == "application/json":  # admitted by ShedOverload before it got here
+            return await _answer(service, service.ask, await _json_text(request), client)
         if kind == "multipart/form-data":
             photo = await _photo_bytes(request, serving.max_photo_bytes)
             return await _answer(service, service.ask_photo, photo, client)
