@@ -227,7 +227,8 @@ def build_student(desk: StudentDesk, ui: UiConfig) -> gr.Blocks:
             return requested_language(request, lang0)
 
         page.load(on_load, None, lang, api_visibility="private")
-    page.queue(default_concurrency_limit=ui.student_concurrency)
+    # Bounded: past this many waiting, Gradio tells the student the queue is full at once.
+    page.queue(default_concurrency_limit=ui.student_concurrency, max_size=ui.student_concurrency * 8)
     return page
 
 

@@ -94,16 +94,17 @@ def _png(image) -> bytes:
 
 
 def make_payloads(tmp: Path) -> dict[str, bytes]:
-    from PIL import Image, ImageDraw
+    from PIL import Image, ImageDraw, ImageFont
 
     question = Image.new("L", (900, 200), 255)
     ImageDraw.Draw(question).text((30, 80), "2x + 3 = 13", fill=0)
     secret = tmp / "secret.png"
     secret.write_bytes(_png(question))
-    page = Image.new("L", (3000, 4000), 255)  # a phone photo's size, a few lines of text
+    page = Image.new("L", (3000, 4000), 255)  # a phone photo's size, a question in big print
     draw = ImageDraw.Draw(page)
-    for y in range(400, 3600, 400):
-        draw.text((300, y), "Solve: 2x + 3 = 13", fill=0)
+    font = ImageFont.load_default(size=120)
+    for y, line in zip(range(600, 3600, 500), ("Solve the equation", "2x + 3 = 13", "for x.")):
+        draw.text((300, y), line, fill=0, font=font)
     phone = io.BytesIO()
     page.convert("RGB").save(phone, format="JPEG", quality=85)
     return {
