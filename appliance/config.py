@@ -79,7 +79,7 @@ class ServingConfig:
     deadline_s: float = 10.0
     # Text asks in flight at most; beyond this, or when the predicted wait exceeds
     # deadline_s, an ask is refused at once with 503 + Retry-After.
-    max_in_flight: int = 512
+    max_in_flight: int = 128
     # Largest request body, and largest photo, in bytes.
     max_body_bytes: int = 16 * 1024 * 1024
     max_photo_bytes: int = 15 * 1024 * 1024
