@@ -203,7 +203,7 @@ def honest_text(phase: Phase, n: int, queries: list[str], tally: HonestTally) ->
 
 
 def honest_photo(phase: Phase, n: int, photo: bytes, tally: HonestTally, pause_s: float = 2.0) -> None:
-    rng = random.Random(n)
+    rng = random.Random()  # unseeded: no phase re-sends another phase's bytes (OCR cache)
     address = f"10.2.0.{n + 1}"
     while phase.running():
         conn = http.client.HTTPConnection("127.0.0.1", phase.port, timeout=60)
