@@ -413,7 +413,7 @@ def loadtest(config: Config, clients: int, duration: float, bank_size: int, phot
         result = run_hostile_soak(config, clients, duration, bank_size, overload_clients=overload_clients)
         click.echo(json.dumps(result, ensure_ascii=False, indent=None if as_json else 2))
         honest = [result["calm_text"], result["calm_photo"], result["hostile_text"], result["hostile_photo"]]
-        if result["missing_from_log"] or any(h["answered"] != h["sent"] for h in honest):
+        if result["missing_from_log"] or any(h["answered"] != h["sent"] or not h["sent"] for h in honest):
             sys.exit(1)
         return
 

@@ -177,6 +177,9 @@ class Phase:
         Phase._count += 1
         self.number = Phase._count
 
+    def running(self) -> bool:
+        return time.monotonic() < self.stop_at
+
 
 def _letters(n: int) -> str:
     out = ""
@@ -185,9 +188,6 @@ def _letters(n: int) -> str:
         out = string.ascii_lowercase[r] + out
         if n == 0:
             return out
-
-    def running(self) -> bool:
-        return time.monotonic() < self.stop_at
 
 
 def honest_text(phase: Phase, n: int, queries: list[str], tally: HonestTally) -> None:
