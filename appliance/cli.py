@@ -440,13 +440,27 @@ def bench(config: Config, clients: str, requests: int, bank_size: int, baseline:
 @click.option("--unique-photos/--repeat-photos", default=True, show_default=True,
               help="Make every photo ask new to the OCR cache (random bytes after the JPEG's end), "
                    "or send the files as they are.")
+@click.option("--hostile", is_flag=True,
+              help="Honest clients with attackers mixed in (bad text, bombs, floods…), a calm run to compare, "
+                   "an overload burst and a kill -9 (docs/SECURITY.md).")
+@click.option("--overload-clients", default=1000, show_default=True, help="--hostile: asks sent at one instant.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly_errors
 def loadtest(config: Config, clients: int, duration: float, bank_size: int, photos: str | None,
-             photo_share: float, unique_photos: bool, as_json: bool) -> None:
+             photo_share: float, unique_photos: bool, hostile: bool, overload_clients: int, as_json: bool) -> None:
     """Soak the server on loopback: no 5xx but deliberate 503s, no acknowledged ask lost, memory flat."""
     from appliance.bench.serving import run_load_test
+
+    if hostile:
+        from appliance.bench.hostile import run_hostile_soak
+
+        result = run_hostile_soak(config, clients, duration, bank_size, overload_clients=overload_clients)
+        click.echo(json.dumps(result, ensure_ascii=False, indent=None if as_json else 2))
+        honest = [result["calm_text"], result["calm_photo"], result["hostile_text"], result["hostile_photo"]]
+        if result["missing_from_log"] or any(h["answered"] != h["sent"] or not h["sent"] for h in honest):
+            sys.exit(1)
+        return
 
     photo_bytes = [p.read_bytes() for p in sorted(Path(photos).glob("*.jpg"))] if photos else []
     result = run_load_test(config, clients, duration, bank_size, photo_bytes, photo_share if photo_bytes else 0.0,

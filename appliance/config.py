@@ -30,6 +30,8 @@ class ConfigError(ValueError):
 class ServerConfig:
     host: str = "127.0.0.1"
     port: int = 8080
+    # /docs: a plain offline page of the API's routes (nothing loaded from a CDN). Off by default.
+    api_docs: bool = False
 
 
 #: The sentence encoders eduqa can serve (``encoder.model``); engines' recipes of task
@@ -133,6 +135,9 @@ class ServingConfig:
     queue_max: int = 256
     # An ask not answered within this many seconds fails with 503.
     deadline_s: float = 10.0
+    # Text asks in flight at most; beyond this, or when the predicted wait exceeds
+    # deadline_s, an ask is refused at once with 503 + Retry-After.
+    max_in_flight: int = 128
     # Largest request body, and largest photo, in bytes.
     max_body_bytes: int = 16 * 1024 * 1024
     max_photo_bytes: int = 15 * 1024 * 1024
@@ -284,6 +289,8 @@ def _check(config: Config) -> None:
     serving = config.serving
     if serving.batch_max < 1 or serving.queue_max < 1 or serving.batch_wait_ms < 0 or serving.deadline_s <= 0:
         raise ConfigError("serving.batch_max and serving.queue_max must be ≥ 1, batch_wait_ms ≥ 0, deadline_s > 0")
+    if serving.max_in_flight < 1:
+        raise ConfigError("serving.max_in_flight must be ≥ 1")
     if serving.rate_per_minute < 1 or serving.rate_burst < 1:
         raise ConfigError("serving.rate_per_minute and serving.rate_burst must be ≥ 1")
     if config.search.candidates < 1 or config.search.similar < 0:

@@ -26,6 +26,9 @@ class UiConfig:
     secure_cookies: bool = False
     # Student asks answered at the same time by the student page (the encoder batches them).
     student_concurrency: int = 32
+    # Megabytes one client address may upload to the pages within an hour (uploads stay in
+    # Gradio's cache for up to an hour); a class behind one NAT address shares it.
+    upload_quota_mb: int = 256
 
 
 class UiConfigError(ValueError):
@@ -41,6 +44,8 @@ def check_ui_config(ui: UiConfig) -> None:
         raise UiConfigError("ui.login_max_failures, login_window_minutes and login_lockout_minutes must be ≥ 1")
     if ui.student_concurrency < 1:
         raise UiConfigError("ui.student_concurrency must be ≥ 1")
+    if ui.upload_quota_mb < 1:
+        raise UiConfigError("ui.upload_quota_mb must be ≥ 1")
     if ui.timezone:
         from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 

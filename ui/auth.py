@@ -14,7 +14,7 @@ from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from appliance.teachers.accounts import MAX_PASSWORD_CHARS, LoginLocked, LoginRefused, TeacherAuth
+from appliance.teachers.accounts import MAX_PASSWORD_CHARS, LoginBusy, LoginLocked, LoginRefused, TeacherAuth
 from appliance.ui_config import UiConfig
 from ui.i18n import pick_language
 
@@ -94,6 +94,8 @@ def install_login(app: FastAPI, auth: TeacherAuth, ui: UiConfig, pages: tuple[st
             minutes = int(exc.retry_after_s // 60) + 1
             return _page(lang, target, username, "locked", 429, minutes=minutes,
                          headers={"Retry-After": str(int(exc.retry_after_s) + 1)})
+        except LoginBusy:
+            return _page(lang, target, username, "busy", 503, headers={"Retry-After": "5"})
         except LoginRefused:
             return _page(lang, target, username, "refused", 401)
         response = RedirectResponse(target, status_code=303)
@@ -114,9 +116,11 @@ def install_login(app: FastAPI, auth: TeacherAuth, ui: UiConfig, pages: tuple[st
 _WORDS = {
     "zh": {"title": "教师登录", "username": "用户名", "password": "密码", "submit": "登录",
            "refused": "用户名或密码不对。", "locked": "登录失败次数太多，请 {minutes} 分钟后再试。",
+           "busy": "现在登录的人太多，请几秒后再试。",
            "hint": "账号由管理员用 eduqa teacher add 创建。", "switch": "English", "other": "en"},
     "en": {"title": "Teacher login", "username": "User name", "password": "Password", "submit": "Log in",
            "refused": "Wrong user name or password.", "locked": "Too many failed logins; try again in {minutes} minute(s).",
+           "busy": "Too many logins at once; try again in a few seconds.",
            "hint": "Accounts are created by the administrator with eduqa teacher add.", "switch": "中文", "other": "zh"},
 }
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 
 import ui  # noqa: F401  (switches Gradio's network features off before it is imported)
 
 import gradio as gr
+from gradio import utils as gr_utils
 from fastapi import FastAPI
 
 from appliance.bank.bank_editor import BankEditor
@@ -22,6 +24,7 @@ from appliance.ui_config import UiConfig
 from ui.auth import auth_dependency, install_login
 from ui.guard import NoRemoteFetch
 from ui.page_language import PageLanguage
+from ui.uploads import UploadGuard, UploadLedger
 from ui.render import CSS
 from ui.status import STATUS_CSS, build_status
 from ui.status_data import EnginesProvider, Rebuilder, default_rebuild
@@ -76,6 +79,8 @@ def mount_pages(app: FastAPI, service: AskService, config, *, limiter: RateLimit
     install_login(app, auth, ui_config, PROTECTED)
     app.add_middleware(NoRemoteFetch)
     app.add_middleware(PageLanguage, pages=("/", *(p + "/" for p in PROTECTED)), default_language=ui_config.default_language)
+    app.add_middleware(UploadGuard, ledger=UploadLedger(ui_config.upload_quota_mb * 2**20), limiter=limiter,
+                       cache_dir=Path(gr_utils.get_upload_folder()), trusted_prefixes=PROTECTED)
     common = dict(theme=offline_theme(), footer_links=[], run_history=False, pwa=False, mcp_server=False,
                   enable_monitoring=False, ssr_mode=False)
     who = auth_dependency(auth)

@@ -14,7 +14,7 @@ from appliance.serve.ratelimit import RateLimiter
 from appliance.asklog.review import PhotoArchive
 from appliance.ask.service import AskService, PhotoUnavailable
 from appliance.db.store import StoreError
-from appliance.common.textnorm import EmptyQuestionError
+from appliance.common.textnorm import BadQuestionError, EmptyQuestionError
 from appliance.ui_config import UiConfig
 from ui.i18n import t
 from ui.render import LATEX_DELIMITERS, message_html, meta_html, safe_markdown
@@ -64,6 +64,8 @@ class StudentDesk:
             return Outcome(card=self.service.ask(text or "", client=client).to_dict())
         except EmptyQuestionError:
             return Outcome(message_key="empty")
+        except BadQuestionError:  # not valid text, too long, unreadable by the encoder
+            return Outcome(message_key="bad_text")
         except PhotoUnavailable:
             return Outcome(message_key="photo_unavailable")
         except OcrError as exc:
@@ -122,7 +124,7 @@ def render(outcome: Outcome | None, lang: str) -> list:
     card = outcome.card
     if card is None:
         text = outcome.message_text or t(lang, outcome.message_key, **dict(outcome.message_values))
-        kind = "warn" if outcome.message_key in ("empty", "too_many", "busy", "photo_unavailable") else "error"
+        kind = "warn" if outcome.message_key in ("empty", "bad_text", "too_many", "busy", "photo_unavailable") else "error"
         blank[0] = gr.update(value=message_html(text, kind), visible=True)
         return blank
     view = _Card(card)
@@ -160,8 +162,9 @@ def build_student(desk: StudentDesk, ui: UiConfig) -> gr.Blocks:
             question = tr.add(gr.Textbox(label=t(lang0, "question"), placeholder=t(lang0, "question_ph"),
                                          lines=3, max_lines=10, max_length=20_000, elem_id="eq-question"),
                               label="question", placeholder="question_ph")
-            photo = tr.add(gr.Image(label=t(lang0, "photo"), type="filepath", sources=["upload", "clipboard"],
-                                    height=220, elem_id="eq-photo", placeholder=t(lang0, "photo_ph")),
+            photo = tr.add(gr.Image(label=t(lang0, "photo"), type="filepath", image_mode=None,
+                                    sources=["upload", "clipboard"], height=220, elem_id="eq-photo",
+                                    placeholder=t(lang0, "photo_ph")),
                            label="photo", placeholder="photo_ph")
             with gr.Row():
                 ask = tr.add(gr.Button(t(lang0, "ask"), variant="primary", elem_id="eq-ask", scale=3), value="ask")
@@ -225,7 +228,8 @@ def build_student(desk: StudentDesk, ui: UiConfig) -> gr.Blocks:
             return requested_language(request, lang0)
 
         page.load(on_load, None, lang, api_visibility="private")
-    page.queue(default_concurrency_limit=ui.student_concurrency)
+    # Bounded: past this many waiting, Gradio tells the student the queue is full at once.
+    page.queue(default_concurrency_limit=ui.student_concurrency, max_size=ui.student_concurrency * 8)
     return page
 
 

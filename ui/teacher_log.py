@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import logging
 import tempfile
@@ -15,6 +14,7 @@ from pathlib import Path
 import gradio as gr
 import pandas as pd
 
+from appliance.common.csvsafe import safe_writer
 from appliance.bank.bank_editor import BankEditor
 from appliance.asklog.review import (
     MAX_ROWS,
@@ -94,7 +94,7 @@ def write_csv(rows: list[ReviewRow], tz: tzinfo, folder: Path) -> str:
     """The rows as a CSV file (UTF-8 with BOM, so spreadsheet programs read Chinese)."""
     path = fresh_export(folder, "asks")
     with path.open("w", encoding="utf-8-sig", newline="") as fh:
-        writer = csv.writer(fh)
+        writer = safe_writer(fh)
         writer.writerow(["id", "asked_at_local", "kind", "question", "ocr_text", "matched_id", "subject",
                          "confidence", "abstained", "feedback", "review_status", "teacher_answer", "client"])
         for r in rows:

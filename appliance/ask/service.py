@@ -11,7 +11,7 @@ from typing import Callable
 
 from appliance.asklog.tokens import AskTokens
 from appliance.asklog.log import AskLog, AskRecord
-from appliance.common.batcher import MicroBatcher
+from appliance.common.batcher import ItemFailed, MicroBatcher
 from appliance.ask.card import ABSTAIN_MESSAGE, AnswerCard, SimilarQuestion
 from appliance.config import Config
 from appliance.ask.dense_index import DenseIndex
@@ -26,7 +26,7 @@ from appliance.ask.verify import BankContext, TeacherView, Verifier, VerifierMod
 from appliance.asklog.teacher_memory import TeacherMemory
 from appliance.db import sql
 from appliance.db.store import Store
-from appliance.common.textnorm import clean_question, search_form, trigrams
+from appliance.common.textnorm import BadQuestionError, clean_question, search_form, trigrams
 from appliance.inference.engine_wiring import OCR_MODELS, ocr_backend_factory, open_encoder, open_engines
 from engines.encoders import SentenceEncoder
 
@@ -52,6 +52,10 @@ RECALIBRATE_EVERY = 50
 
 class PhotoUnavailable(RuntimeError):
     """This appliance has no photo reader configured."""
+
+
+class UnreadableQuestionError(BadQuestionError):
+    """The encoder failed on this question alone (its batch-mates were answered)."""
 
 
 class _Stopwatch:
@@ -236,7 +240,7 @@ class AskService:
         the data dir. Raises ``ImageRejected`` for an upload that is not a usable photo; a
         photo without text gets an abstaining card and is logged for the teacher."""
         watch = _Stopwatch()
-        result = self._photo_reader().read(photo)
+        result = self._photo_reader().read(photo, client=client)
         for stage, ms in result.stage_ms.items():
             watch.stages[f"ocr_{stage}"] = ms
         watch.lap("ocr")
@@ -336,7 +340,10 @@ class AskService:
         return self.decide_only(result.text)
 
     def _decide(self, question: str, watch: _Stopwatch) -> Decision:
-        vector, dense_top = self.encoder_batcher.submit(question, timeout_s=self.config.serving.deadline_s)
+        try:
+            vector, dense_top = self.encoder_batcher.submit(question, timeout_s=self.config.serving.deadline_s)
+        except ItemFailed:
+            raise UnreadableQuestionError("this question could not be read; retype it in plain words") from None
         watch.lap("encode")
         ranked = self.search.search(question, vector, dense_top, bank_version=self._index_version)
         ranked = ranked + self._alias_candidates(question, vector, ranked)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from appliance.common.csvsafe import safe_writer
 from appliance.db import sql
 from appliance.common.batcher import MicroBatcher
 from appliance.common.clock import Clock, utc_now
@@ -98,7 +98,7 @@ class AskLog:
     def export_csv(self, path: str | Path) -> int:
         rows = self.store.query(sql.ASK_ALL)
         with Path(path).open("w", encoding="utf-8", newline="") as fh:
-            writer = csv.writer(fh)
+            writer = safe_writer(fh)
             writer.writerow(ASK_FIELDS)
             writer.writerows(rows)
         return len(rows)

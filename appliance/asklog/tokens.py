@@ -23,8 +23,12 @@ class AskTokens:
     def token(self, ask_id: int) -> str:
         return hmac.new(self._secret, str(ask_id).encode(), hashlib.sha256).hexdigest()[:32]
 
-    def valid(self, ask_id: int, token: str | None) -> bool:
-        return bool(token) and hmac.compare_digest(self.token(ask_id), token)
+    def valid(self, ask_id: int, token: object) -> bool:
+        """True for this ask's token; False for anything else, including non-ASCII text
+        (which ``hmac.compare_digest`` would refuse with TypeError)."""
+        if not isinstance(token, str) or not token or not token.isascii():
+            return False
+        return hmac.compare_digest(self.token(ask_id), token)
 
     @staticmethod
     def _load_or_create(store: Store) -> bytes:

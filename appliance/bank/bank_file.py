@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from appliance.common.csvsafe import safe_writer, unescape_cell
+
 FIELDS = ("id", "subject", "grade", "question", "answer", "knowledge_points", "source")
 REQUIRED = ("id", "subject", "question", "answer")
 MAX_FILE_BYTES = 200 * 1024 * 1024
@@ -138,7 +140,7 @@ def _csv_rows(text: str) -> Iterable[tuple[int, dict | None, str]]:
             if len(values) != len(FIELDS):
                 yield line, None, f"expected {len(FIELDS)} fields, found {len(values)}"
                 continue
-            yield line, dict(zip(FIELDS, values)), ""
+            yield line, dict(zip(FIELDS, (unescape_cell(v) for v in values))), ""
     except csv.Error as exc:
         raise BankFileError(f"not a readable CSV file (line {reader.line_num}): {exc}") from None
 
@@ -239,7 +241,7 @@ def _write_entries(entries: Iterable[dict], path: Path, kind: str) -> int:
     count = 0
     with path.open("w", encoding="utf-8", newline="") as fh:
         if kind == "csv":
-            writer = csv.writer(fh)
+            writer = safe_writer(fh)
             writer.writerow(FIELDS)
             for e in entries:
                 writer.writerow([";".join(e[f]) if f == "knowledge_points" else e[f] for f in FIELDS])

@@ -5,11 +5,17 @@ until ``max_batch`` are waiting or the oldest has waited ``max_wait_ms``, runs t
 once on the batch and hands each caller its row. The engine is only ever called from the
 worker thread, so it need not be thread-safe. The queue is bounded: when it is full,
 ``submit`` raises :class:`Overloaded` at once instead of letting latency grow.
+
+Items are isolated: when a batch fails, each of its items is run again on its own, so
+one bad item fails alone (:class:`ItemFailed`) and the rest of its batch is answered. A
+batch of one that fails while the engine has been answering other items is that item's
+fault too; when everything fails, callers get the engine's own error.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import queue
 import threading
 import time
@@ -32,11 +38,21 @@ class DeadlineExceeded(TimeoutError):
     """The item was not processed within its deadline."""
 
 
+# A lone item that fails while the engine answered other items this recently is the
+# item's fault (ItemFailed), not the engine's.
+HEALTHY_WINDOW_S = 30.0
+
+
+class ItemFailed(ValueError):
+    """This item failed when run on its own (its batch-mates were answered)."""
+
+
 @dataclass
 class BatchStats:
     batches: int = 0
     items: int = 0
     rejected: int = 0
+    failed_items: int = 0
 
     @property
     def mean_batch(self) -> float:
@@ -60,6 +76,7 @@ class MicroBatcher(Generic[Item, Result]):
         self._queue: queue.Queue[tuple[Item, Future]] = queue.Queue(maxsize=max_queue)
         self._on_batch = on_batch
         self.stats = BatchStats()
+        self._last_success = -math.inf
         self._stopping = threading.Event()
         self._worker = threading.Thread(target=self._loop, name=f"batcher-{name}", daemon=True)
         self._worker.start()
@@ -139,14 +156,52 @@ class MicroBatcher(Generic[Item, Result]):
     def _run(self, batch: list[tuple[Item, Future]]) -> None:
         try:
             results = self._run_batch([item for item, _ in batch])
-        except BaseException as exc:  # every caller hears about the failure
-            log.warning("%s batch of %d failed: %s", self.name, len(batch), exc)
-            for _, fut in batch:
-                fut.set_exception(exc)
+        except Exception as exc:
+            if len(batch) == 1:  # bad item, or broken engine? the engine's recent record decides
+                self._fail(batch[0][1], exc, alone_bad=self._engine_answered_lately())
+            else:
+                self._run_one_by_one(batch, exc)
             return
-        self.stats.batches += 1
-        self.stats.items += len(batch)
-        if self._on_batch:
-            self._on_batch(len(batch))
+        self._count(len(batch))
         for (_, fut), result in zip(batch, results):
             fut.set_result(result)
+
+    def _run_one_by_one(self, batch: list[tuple[Item, Future]], exc: Exception) -> None:
+        """A batch failed: each item runs alone, so the bad one(s) fail and the rest are
+        answered. Items that fail while a batch-mate succeeds get :class:`ItemFailed`;
+        when every item fails the fault is the engine's and each caller gets its error."""
+        log.warning("%s batch of %d failed (%s: %s); running its items one by one",
+                    self.name, len(batch), type(exc).__name__, str(exc)[:200])
+        failures: list[tuple[Future, Exception]] = []
+        for item, fut in batch:
+            try:
+                result = self._run_batch([item])[0]
+            except Exception as item_exc:
+                failures.append((fut, item_exc))
+                continue
+            self._count(1)
+            fut.set_result(result)
+        alone_bad = len(failures) < len(batch)
+        for fut, item_exc in failures:
+            self._fail(fut, item_exc, alone_bad)
+
+    def _fail(self, fut: Future, exc: Exception, alone_bad: bool) -> None:
+        self.stats.failed_items += 1
+        if not alone_bad:
+            log.warning("%s failed: %s: %s", self.name, type(exc).__name__, str(exc)[:200])
+            fut.set_exception(exc)
+            return
+        log.warning("%s: one item failed alone (%s: %s)", self.name, type(exc).__name__, str(exc)[:200])
+        failed = ItemFailed(f"{self.name} could not process this item ({type(exc).__name__})")
+        failed.__cause__ = exc
+        fut.set_exception(failed)
+
+    def _engine_answered_lately(self) -> bool:
+        return time.monotonic() - self._last_success <= HEALTHY_WINDOW_S
+
+    def _count(self, n: int) -> None:
+        self._last_success = time.monotonic()
+        self.stats.batches += 1
+        self.stats.items += n
+        if self._on_batch:
+            self._on_batch(n)

@@ -8,8 +8,24 @@ from collections import Counter
 from dataclasses import dataclass
 
 
-class EmptyQuestionError(ValueError):
+#: Longest question text accepted at all (longer is refused, not cut: nobody types this).
+MAX_INPUT_CHARS = 20_000
+
+
+class BadQuestionError(ValueError):
+    """A question the appliance refuses before any model sees it (the student can fix it)."""
+
+
+class EmptyQuestionError(BadQuestionError):
     """The question is empty or holds only whitespace and control characters."""
+
+
+class InvalidTextError(BadQuestionError):
+    """The question is not valid Unicode text (lone surrogates, not a string)."""
+
+
+class QuestionTooLongError(BadQuestionError):
+    """The question is longer than :data:`MAX_INPUT_CHARS`."""
 
 
 @dataclass(frozen=True)
@@ -20,9 +36,9 @@ class CleanQuestion:
     removed_controls: int
 
 
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\ufeff]")
 _SPACE = re.compile(r"\s+")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 # Digits right after an element symbol are part of a formula, not a quantity (H2O, CO₂,
 # NH₃); other sub- and superscripts are quantities of their own (a₁₀, log₂8, x²).
 _NUMBER = re.compile(r"(?<![A-Z\d.])(?<![A-Z][a-z])\d+(?:\.\d+)?")
@@ -33,14 +49,27 @@ _STOP = re.compile(r"(?<!\d)\.|\.(?!\d)")
 _IGNORABLE = re.compile(r"[\s,;:!?'\"“”‘’、。，；：！？（）()\[\]【】《》「」『』…·_~`]+")
 
 
+def check_text(raw: object) -> str:
+    """The one gate every question passes before any model: a ``str`` of valid Unicode
+    (no lone surrogates, which no tokenizer or UTF-8 encoder accepts) and at most
+    :data:`MAX_INPUT_CHARS` long. Raises a :class:`BadQuestionError` subclass."""
+    if not isinstance(raw, str):
+        raise InvalidTextError("the question must be text")
+    if len(raw) > MAX_INPUT_CHARS:
+        raise QuestionTooLongError(f"the question is longer than {MAX_INPUT_CHARS} characters")
+    if _SURROGATE.search(raw):
+        raise InvalidTextError("the question holds characters that are not valid text (lone surrogates)")
+    return raw
+
+
 def clean_question(raw: str, max_chars: int) -> CleanQuestion:
-    """Strip control characters and outer whitespace, cut to ``max_chars``.
+    """Check the text (:func:`check_text`), strip control characters and outer
+    whitespace, cut to ``max_chars``.
 
     The text is otherwise kept verbatim (HTML or SQL-looking text included): it is
     stored and shown as text, never interpreted.
     """
-    # A lone surrogate is no character: no encoder or database takes it. It becomes U+FFFD.
-    raw = _SURROGATE.sub("\ufffd", raw)
+    check_text(raw)
     without_controls, removed = _CONTROL.subn("", raw)
     text = without_controls.replace("\r\n", "\n").strip()
     if not text:

@@ -13,7 +13,9 @@ text-line crops of every photo in flight go to recognition through one micro-bat
 one photo's lines are read while the next photo is being detected, and lines of several
 photos share recognition batches. At most ``queue_max`` photos wait for the reader: one
 more raises :class:`Overloaded` at once (the API answers 503 + Retry-After), and a photo
-not read within ``deadline_s`` raises :class:`DeadlineExceeded`.
+not read within ``deadline_s`` raises :class:`DeadlineExceeded`. Waiting photos take
+turns fairly between client addresses, weighted by their pixels, and one address has at
+most ``per_client_max`` photos waiting or being read (:mod:`appliance.ocr.fair`).
 """
 
 from __future__ import annotations
@@ -24,14 +26,13 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-from appliance.common.batcher import DeadlineExceeded, MicroBatcher, Overloaded
+from appliance.common.batcher import MicroBatcher
 
 from appliance.ocr.errors import OcrBackendUnavailable
-from appliance.ocr.image import ImageLimits, check_size, decode_photo, enable_heic, read_photo_file
+from appliance.ocr.fair import FairTurns
+from appliance.ocr.image import ImageLimits, check_size, decode_photo, enable_heic, header_pixels, read_photo_file
 from appliance.ocr.pipeline import BackendFactory, OcrPipeline, PpOcrPipeline
 from appliance.ocr.result import STAGES, OcrResult
 from appliance.ocr.settings import OcrSettings
@@ -41,7 +42,8 @@ log = logging.getLogger(__name__)
 
 class OcrReader:
     def __init__(self, pipeline: OcrPipeline, limits: ImageLimits = ImageLimits(), cache_size: int = 256,
-                 queue_max: int = 8, deadline_s: float = 20.0, rec_batch_wait_ms: float = 5.0):
+                 queue_max: int = 8, deadline_s: float = 20.0, rec_batch_wait_ms: float = 5.0,
+                 per_client_max: int = 2):
         self.pipeline = pipeline
         self.limits = limits
         self.cache_size = cache_size
@@ -49,9 +51,7 @@ class OcrReader:
         self.deadline_s = deadline_s
         self._cache: OrderedDict[str, OcrResult] = OrderedDict()
         self._cache_lock = threading.Lock()
-        self._read_lock = threading.Lock()
-        self._waiting = 0
-        self._waiting_lock = threading.Lock()
+        self._turns = FairTurns(queue_max, per_client_max)
         self.heic = enable_heic()
         recognizer = getattr(pipeline, "recognizer", None)
         self.rec_batcher = None if recognizer is None or not hasattr(pipeline, "find_lines") else MicroBatcher(
@@ -63,14 +63,20 @@ class OcrReader:
         """``backend_factory(role, path)`` serves the PP-OCR models (the engines manager's);
         None: ONNX Runtime."""
         return cls(open_pipeline(settings, backend_factory), settings.limits, settings.cache_size, settings.queue_max,
-                   settings.deadline_s, settings.rec_batch_wait_ms)
+                   settings.deadline_s, settings.rec_batch_wait_ms, settings.per_client_max)
 
     @property
     def backend(self) -> str:
         return self.pipeline.name
 
-    def read(self, photo: bytes) -> OcrResult:
-        """Read the question in one photo (JPEG, PNG, WebP, HEIC).
+    @property
+    def _waiting(self) -> int:
+        """Photos waiting for their turn (not counting the one being read)."""
+        return self._turns.waiting
+
+    def read(self, photo: bytes, client: str = "") -> OcrResult:
+        """Read the question in one photo (JPEG, PNG, WebP, HEIC) sent from ``client``
+        (an address; empty for local callers).
 
         Raises :class:`ImageRejected` for input that is not a usable photo; a photo with
         no text gives a result whose ``empty`` is true (``require_text()`` raises
@@ -82,7 +88,8 @@ class OcrReader:
         if hit is not None:
             ms = round((time.perf_counter() - started) * 1000, 3)
             return dataclasses.replace(hit, cached=True, stage_ms={"cache": ms})
-        result = self._read(photo, sha256, time.monotonic() + self.deadline_s)
+        pixels = header_pixels(photo, self.limits)  # refuses bombs and non-images before queueing
+        result = self._read(photo, sha256, time.monotonic() + self.deadline_s, client, pixels)
         self._remember(result)
         return result
 
@@ -94,27 +101,8 @@ class OcrReader:
         """:meth:`read` for a file; an oversize file is refused from its size alone."""
         return self.read(read_photo_file(path, self.limits))
 
-    @contextmanager
-    def _turn(self, deadline: float) -> Iterator[None]:
-        """This photo's turn at the detector: refused at once when ``queue_max`` photos
-        already wait, given up at ``deadline``."""
-        with self._waiting_lock:
-            if self._waiting >= self.queue_max:
-                raise Overloaded(f"photo reader busy: {self._waiting} photos waiting")
-            self._waiting += 1
-        try:
-            if not self._read_lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
-                raise DeadlineExceeded(f"the photo was not read within {self.deadline_s:.0f} s")
-        finally:
-            with self._waiting_lock:
-                self._waiting -= 1
-        try:
-            yield
-        finally:
-            self._read_lock.release()
-
-    def _read(self, photo: bytes, sha256: str, deadline: float) -> OcrResult:
-        with self._turn(deadline):  # decoding too: only one full-size photo in memory at a time
+    def _read(self, photo: bytes, sha256: str, deadline: float, client: str, pixels: int) -> OcrResult:
+        with self._turns.turn(client, pixels, deadline):  # decoding too: one full-size photo in memory at a time
             started = time.perf_counter()
             image = decode_photo(photo, self.limits)
             decode_ms = round((time.perf_counter() - started) * 1000, 3)

@@ -25,6 +25,7 @@ class OcrSettings:
     use_cls: bool = True  # decide upside-down pages with the angle classifier
     model_dir: str = ""  # folder holding PP-OCR ONNX (or PaddleOCR) models; "" = bundled
     queue_max: int = 8  # photos waiting for the reader beyond this get 503 + Retry-After at once
+    per_client_max: int = 2  # photos of one address waiting or being read at most (more: 503)
     deadline_s: float = 20.0  # a photo not read within this gets 503
     rec_batch_wait_ms: float = 5.0  # recognition waits this long for other photos' lines
 
@@ -36,6 +37,8 @@ class OcrSettings:
         if self.max_bytes < 1 or self.max_pixels < 1 or self.cache_size < 0 or self.threads < 0:
             raise OcrError("ocr.max_bytes and ocr.max_pixels must be positive; ocr.cache_size and "
                            "ocr.threads at least 0")
+        if self.per_client_max < 1:
+            raise OcrError("ocr.per_client_max must be at least 1")
         if self.queue_max < 1 or self.deadline_s <= 0 or self.rec_batch_wait_ms < 0:
             raise OcrError("ocr.queue_max must be at least 1, ocr.deadline_s positive and "
                            "ocr.rec_batch_wait_ms at least 0")

@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.formparsers import MultiPartException
 from pydantic import BaseModel
 
@@ -23,14 +23,17 @@ from appliance.asklog.log import UnknownAskError
 from appliance.common.batcher import DeadlineExceeded, Overloaded
 from appliance.ocr.errors import ImageRejected
 from appliance.serve.client import STORE_HEADER
+from appliance.serve.admission import AdmissionControl, ShedOverload
+from appliance.serve.errors import ErrorIds
+from appliance.common.periodic import PeriodicTask
 from appliance.serve.ratelimit import RateLimiter
 from appliance.ask.service import AskService, PhotoUnavailable
 from appliance.db.store import StoreError
-from appliance.common.textnorm import EmptyQuestionError
+from appliance.common.textnorm import MAX_INPUT_CHARS, BadQuestionError, QuestionTooLongError
 
 log = logging.getLogger(__name__)
 
-MAX_TEXT_CHARS = 20_000
+MAX_TEXT_CHARS = MAX_INPUT_CHARS
 # Below this much free space on the data dir's disk the appliance reports not ready.
 MIN_FREE_BYTES = 8 * 2**20
 RETRY_AFTER_S = 1
@@ -130,21 +133,45 @@ ASK_OPENAPI = {
 }
 
 
-def create_app(service: AskService, *, limiter: RateLimiter, close_service_on_shutdown: bool = False) -> FastAPI:
-    """The API over ``service``; ``limiter`` is the daemon's one per-client rate limiter,
-    shared with the student page (``appliance.daemon`` makes it)."""
+# Photos past their retention are deleted at start and then this often while running.
+PRUNE_EVERY_S = 6 * 3600
+
+
+def create_app(service: AskService, *, limiter: RateLimiter | None = None, close_service_on_shutdown: bool = False,
+               pruner: PeriodicTask | None = None) -> FastAPI:
+    """The API over ``service``. ``limiter`` is the daemon's one per-address rate limiter,
+    shared with the pages (``appliance.daemon`` makes it; one is made when none is given, as
+    in tests; either way it is ``app.state.rate_limiter``). ``pruner`` runs while the app
+    does (default: photo retention every 6 hours)."""
     serving = service.config.serving
+    limiter = limiter or RateLimiter(serving.rate_per_minute, serving.rate_burst)
+    admission = AdmissionControl(serving.deadline_s, serving.max_in_flight)
+    pruner = pruner or PeriodicTask("photo-retention", PRUNE_EVERY_S, service.photos.prune)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        pruner.start()
         yield
+        pruner.stop()
         if close_service_on_shutdown:
             log.info("shutting down: flushing the ask log")
             await run_in_threadpool(service.close)
 
-    app = FastAPI(title="eduqa", version="0.1.0", lifespan=lifespan)
+    docs = service.config.server.api_docs
+    app = FastAPI(title="eduqa", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
+                  openapi_url="/openapi.json")
+    app.state.rate_limiter = limiter
+    app.state.admission = admission
+    app.state.pruner = pruner
     app.add_middleware(BodyLimit, max_bytes=serving.max_body_bytes)
     app.add_middleware(SameOriginWrites)
+    app.add_middleware(ErrorIds)
+    # Outermost of the API's own layers: an ask that cannot be answered in time is refused
+    # before routing, body reading or anything else.
+    app.add_middleware(ShedOverload, admission=admission,
+                       on_refused=service.metrics.rejected.labels("not_admitted").inc)
+    if docs:
+        _add_offline_docs(app)
 
     store_id = service.store.store_id()
 
@@ -175,9 +202,8 @@ def create_app(service: AskService, *, limiter: RateLimiter, close_service_on_sh
             raise HTTPException(429, "too many questions from this address; wait a moment",
                                 headers={"Retry-After": str(max(1, math.ceil(wait)))})
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if kind == "application/json":
-            text = await _json_text(request)
-            return await _answer(service, service.ask, text, client)
+        if kind == "application/json":  # admitted by ShedOverload before it got here
+            return await _answer(service, service.ask, await _json_text(request), client)
         if kind == "multipart/form-data":
             photo = await _photo_bytes(request, serving.max_photo_bytes)
             return await _answer(service, service.ask_photo, photo, client)
@@ -215,7 +241,7 @@ def _check_token(service: AskService, ask_id: int, token: str) -> None:
 async def _json_text(request: Request) -> str:
     try:
         body = await request.json()
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: absurdly deep nesting
         raise HTTPException(400, "the body is not valid JSON") from None
     text = body.get("text") if isinstance(body, dict) else None
     if not isinstance(text, str):
@@ -242,7 +268,9 @@ async def _photo_bytes(request: Request, max_bytes: int) -> bytes:
 async def _answer(service: AskService, ask, payload, client: str) -> dict:
     try:
         card = await run_in_threadpool(ask, payload, client)
-    except EmptyQuestionError as exc:
+    except QuestionTooLongError as exc:
+        raise HTTPException(413, str(exc)) from None
+    except BadQuestionError as exc:  # empty, not valid text, unreadable by the encoder
         raise HTTPException(422, str(exc)) from None
     except PhotoUnavailable as exc:
         raise HTTPException(501, str(exc)) from None
@@ -263,3 +291,21 @@ async def _answer(service: AskService, ask, payload, client: str) -> dict:
         raise HTTPException(503, f"the question could not be saved: {exc}",
                             headers={"Retry-After": str(RETRY_AFTER_S * 5)}) from None
     return card.to_dict()
+
+
+def _add_offline_docs(app: FastAPI) -> None:
+    """``/docs``: the API's routes as one plain HTML page built from the schema, with no
+    script, font or style from anywhere (the box is offline)."""
+
+    @app.get("/docs", include_in_schema=False)
+    def docs_page() -> HTMLResponse:
+        import html
+
+        rows = []
+        for path, methods in app.openapi().get("paths", {}).items():
+            for method, op in methods.items():
+                rows.append(f"<tr><td>{html.escape(method.upper())}</td><td><code>{html.escape(path)}</code></td>"
+                            f"<td>{html.escape(op.get('summary', ''))}</td></tr>")
+        body = ("<!doctype html><meta charset=utf-8><title>eduqa API</title><h1>eduqa API</h1>"
+                "<p>Schema: <a href=/openapi.json>/openapi.json</a></p><table>" + "".join(rows) + "</table>")
+        return HTMLResponse(body, headers={"Content-Security-Policy": "default-src 'none'"})

@@ -34,6 +34,10 @@ MIN_PASSWORD_CHARS = 8
 MAX_PASSWORD_CHARS = 1024
 _USERNAME = re.compile(r"^[\w.\-]{1,32}$")
 MAX_TRACKED = 10_000
+# argon2id verifications running at once (each takes 64 MiB and a core for ~0.1 s); a
+# login that cannot get a slot within HASH_WAIT_S is refused as busy.
+MAX_PARALLEL_HASHES = 2
+HASH_WAIT_S = 3.0
 
 
 class TeacherError(ValueError):
@@ -60,6 +64,10 @@ class LoginRefused(Exception):
     """Wrong user name or password (deliberately not saying which)."""
 
 
+class LoginBusy(Exception):
+    """Too many logins are being checked at once; try again in a moment."""
+
+
 class LoginLocked(Exception):
     """Too many failed logins: refused without checking the password."""
 
@@ -68,8 +76,15 @@ class LoginLocked(Exception):
         super().__init__(f"too many failed logins; try again in {int(self.retry_after_s // 60) + 1} minute(s)")
 
 
+def canonical_username(username: str | None) -> str:
+    """The one form of a teacher's name, used for lookup, lockout, display and storage:
+    NFKC (full-width ｄａｖｅ is dave), outer spaces stripped, case folded. Never raises."""
+    folded = unicodedata.normalize("NFKC", username or "").strip().casefold()
+    return unicodedata.normalize("NFKC", folded)[:64]
+
+
 def normalise_username(username: str) -> str:
-    name = unicodedata.normalize("NFKC", username or "").strip().casefold()
+    name = canonical_username(username)
     if not _USERNAME.match(name):
         raise BadUsernameError("user names are 1-32 letters, digits, '.', '_' or '-'")
     return name
@@ -90,10 +105,13 @@ def hash_fingerprint(password_hash: str) -> str:
 
 # -- accounts -------------------------------------------------------------------------------
 class TeacherAccounts:
-    def __init__(self, store: Store, hasher: PasswordHasher | None = None, clock: Clock = utc_now):
+    def __init__(self, store: Store, hasher: PasswordHasher | None = None, clock: Clock = utc_now,
+                 max_parallel_hashes: int = MAX_PARALLEL_HASHES, hash_wait_s: float = HASH_WAIT_S):
         self.store = store
         self.hasher = hasher or PasswordHasher()  # argon2id, RFC 9106 low-memory profile
         self.clock = clock
+        self._hash_slots = threading.BoundedSemaphore(max_parallel_hashes)
+        self._hash_wait_s = hash_wait_s
         # Verifying against this for unknown names makes them cost the same as known ones.
         self._dummy_hash = self.hasher.hash(secrets.token_hex(16))
 
@@ -139,10 +157,14 @@ class TeacherAccounts:
             name = ""
         rows = self.store.query(review_sql.TEACHER_HASH, (name,)) if name else []
         stored = rows[0][0] if rows else self._dummy_hash
+        if not self._hash_slots.acquire(timeout=self._hash_wait_s):
+            raise LoginBusy("too many logins at once; try again in a moment")
         try:
             self.hasher.verify(stored, password or "")
         except (VerifyMismatchError, VerificationError, InvalidHashError):
             return None
+        finally:
+            self._hash_slots.release()
         if not rows:
             return None
         if self.hasher.check_needs_rehash(stored):
@@ -175,27 +197,45 @@ class LoginGuard:
         if wait > 0:
             raise LoginLocked(wait)
 
-    def failed(self, username: str, client: str) -> None:
+    def attempt(self, username: str, client: str) -> None:
+        """Before any password is hashed: raise :class:`LoginLocked` when the name or the
+        address is locked, else count this attempt as a failure now (:meth:`succeeded`
+        takes it back). So concurrent guesses are counted before they cost a hash."""
         now = self.clock()
         with self._lock:
-            for key in self._keys(username, client):
-                times = self._failures.pop(key, deque())
-                while times and now - times[0] > self.window_s:
-                    times.popleft()
-                times.append(now)
-                self._failures[key] = times
-                if len(times) >= self.limits[key[0]]:
-                    self._locked_until[key] = now + self.lockout_s
-                    times.clear()
-                    log.warning("login locked for %s %s (%d s)", key[0], key[1], self.lockout_s)
-            self._forget_oldest()
+            wait = max(self._locked_until.get(key, 0.0) - now for key in self._keys(username, client))
+            if wait > 0:
+                raise LoginLocked(wait)
+            self._count_failure(username, client, now)
+
+    def failed(self, username: str, client: str) -> None:
+        with self._lock:
+            self._count_failure(username, client, self.clock())
+
+    def _count_failure(self, username: str, client: str, now: float) -> None:
+        for key in self._keys(username, client):
+            times = self._failures.pop(key, deque())
+            while times and now - times[0] > self.window_s:
+                times.popleft()
+            times.append(now)
+            self._failures[key] = times
+            if len(times) >= self.limits[key[0]]:
+                self._locked_until[key] = now + self.lockout_s
+                times.clear()
+                log.warning("login locked for %s %s (%d s)", key[0], key[1], self.lockout_s)
+        self._forget_oldest()
 
     def succeeded(self, username: str, client: str) -> None:
+        """A right password: the name's failures are forgotten, and the attempt counted
+        for the address by :meth:`attempt` is taken back."""
         with self._lock:
-            self._failures.pop(("user", username), None)
+            self._failures.pop(("user", canonical_username(username)), None)
+            times = self._failures.get(("addr", client or ""))
+            if times:
+                times.pop()
 
     def _keys(self, username: str, client: str) -> list[tuple[str, str]]:
-        return [("user", (username or "").strip().casefold()), ("addr", client or "")]
+        return [("user", canonical_username(username)), ("addr", client or "")]
 
     def _forget_oldest(self) -> None:
         while len(self._failures) > MAX_TRACKED:
@@ -277,12 +317,13 @@ class TeacherAuth:
         return cls(TeacherAccounts(store, hasher=hasher), guard, sessions)
 
     def login(self, username: str, password: str, client: str) -> str:
-        """A new session token; raises :class:`LoginLocked` or :class:`LoginRefused`."""
-        self.guard.check(username, client)
+        """A new session token; raises :class:`LoginLocked`, :class:`LoginBusy` or
+        :class:`LoginRefused`. The attempt is counted against the name and the address
+        before the password is hashed."""
+        self.guard.attempt(username, client)
         name = self.accounts.verify(username, password)
         if name is None:
-            self.guard.failed(username, client)
-            log.info("failed teacher login for %r from %s", (username or "")[:40], client)
+            log.info("failed teacher login for %r from %s", canonical_username(username)[:40], client)
             raise LoginRefused("wrong user name or password")
         self.guard.succeeded(name, client)
         fingerprint = self.accounts.fingerprint(name) or ""

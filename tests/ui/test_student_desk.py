@@ -134,3 +134,21 @@ def test_feedback_and_similar(tmp_path):
     assert not student.feedback(None, "up")
     assert student.similar_entry(card, 0)["answer"] == "x = 4"
     assert student.similar_entry(card, 2) is None
+
+
+@pytest.mark.parametrize("error", ["InvalidTextError", "QuestionTooLongError"])
+def test_bad_text_gets_a_clear_message_not_a_generic_failure(tmp_path, error):  # issue 12, F1 on the page
+    from appliance.common import textnorm
+
+    service = FakeService(text_error=getattr(textnorm, error)("bad"))
+    outcome = desk(tmp_path, service).ask("\ud800", None, "c")
+    assert outcome == Outcome(message_key="bad_text")
+    assert "plain words" in render(outcome, "en")[0]["value"]
+
+
+def test_the_student_page_queue_is_bounded(tmp_path):  # issue 12, F7 on the page
+    from appliance.ui_config import UiConfig
+    from ui.student import build_student
+
+    page = build_student(desk(tmp_path, FakeService()), UiConfig(student_concurrency=4))
+    assert page._queue.max_size == 32

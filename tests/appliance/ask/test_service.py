@@ -53,9 +53,13 @@ def test_empty_question_is_refused_and_not_logged(service, text):
 
 
 def test_huge_question_is_truncated_and_the_card_says_so(service):
-    card = service.ask("解方程：2x + 3 = 13。" + "很长的说明" * 4000)
+    card = service.ask("解方程：2x + 3 = 13。" + "很长的说明" * 1000)
     assert card.truncated and card.notices
     assert len(service.asks.get(card.ask_id)["question"]) == service.config.ask.max_question_chars
+    from appliance.common.textnorm import QuestionTooLongError
+
+    with pytest.raises(QuestionTooLongError):  # past 20,000 characters: refused, not cut
+        service.ask("很长的说明" * 4001)
 
 
 def test_sql_and_html_are_stored_and_returned_verbatim(service):

@@ -1,15 +1,13 @@
-"""Any text gets a card (or a clear refusal for an empty one) through search and
-verification, never an exception."""
+"""Any text gets a card through search and verification, or a clear refusal (a
+:class:`BadQuestionError`: empty, not valid text, too long), never another exception."""
 
 import pytest
 
 from appliance.ask.service import AskService
-from appliance.common.textnorm import EmptyQuestionError
+from appliance.common.textnorm import BadQuestionError, EmptyQuestionError
 
 ODD_TEXTS = [
     "😀🤖🧮 ➕ 😀",
-    "x\ud800y 解方程 \udfff",  # lone surrogates
-    "9" * 100_000,
     "？！，。…… ——!!!???",
     "解方程 2x+3=13 ولكن Привет 🙂 x² a₁₀ H₂O “引号” 《书名》 (go / went)",
     "((((((((((((((((((((",
@@ -42,3 +40,9 @@ def test_odd_text_gets_a_card(service, text):
 def test_whitespace_only_is_refused_clearly(service):
     with pytest.raises(EmptyQuestionError):
         service.ask(" \u200b\t ")
+
+
+@pytest.mark.parametrize("text", ["x\ud800y 解方程 \udfff", "9" * 100_000], ids=["lone-surrogates", "100k-digits"])
+def test_text_that_is_no_question_is_refused_clearly(service, text):
+    with pytest.raises(BadQuestionError):
+        service.ask(text)

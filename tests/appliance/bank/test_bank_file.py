@@ -95,3 +95,16 @@ def test_write_then_read_round_trip(tmp_path, suffix):
     back = read_bank_file(path)
     assert back.problems == []
     assert back.entries[0].to_record() == entries[0]
+
+
+def test_bank_csv_export_neutralises_formulas_and_reads_back_exactly(tmp_path):  # issue 12, F4
+    from appliance.bank.bank_file import write_bank_file
+
+    entry = {"id": "q1", "subject": "math", "grade": "", "question": "=1+1 是多少?", "answer": "-2",
+             "knowledge_points": ["@kp"], "source": "+src"}
+    path = tmp_path / "bank.csv"
+    write_bank_file([entry], path)
+    text = path.read_text(encoding="utf-8")
+    assert "'=1+1" in text and "'-2" in text and "'+src" in text
+    back = read_bank_file(path).entries[0].to_record()
+    assert back["question"] == "=1+1 是多少?" and back["answer"] == "-2" and back["source"] == "+src"

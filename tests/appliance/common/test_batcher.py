@@ -100,3 +100,51 @@ def test_one_callers_items_share_batches_and_are_queued_all_or_none():
     batcher.close()
     assert results == {"a": [10, 20], "b": [30]}
     assert [1, 2, 3] in seen and not any(4 in batch or 5 in batch for batch in seen)
+
+
+def _batched(batcher, items):
+    """Submit ``items`` from as many threads at once; {item: result or exception}."""
+    results = {}
+
+    def one(item):
+        try:
+            results[item] = batcher.submit(item)
+        except Exception as exc:  # noqa: BLE001 - the test inspects it
+            results[item] = exc
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in items]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
+def test_one_bad_item_fails_alone_and_its_batch_mates_are_answered():
+    from appliance.common.batcher import ItemFailed
+
+    sizes = []
+
+    def run(items):
+        sizes.append(len(items))
+        if "bad" in items:
+            raise UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogates not allowed")
+        return [item.upper() for item in items]
+
+    batcher = MicroBatcher(run, "t", max_batch=16, max_wait_ms=300)
+    results = _batched(batcher, ["a", "b", "bad", "c", "d"])
+    batcher.close()
+    assert max(sizes) > 1, "the items never shared a batch"
+    assert {k: v for k, v in results.items() if k != "bad"} == {"a": "A", "b": "B", "c": "C", "d": "D"}
+    assert isinstance(results["bad"], ItemFailed)
+    assert batcher.stats.failed_items == 1
+
+
+def test_when_every_item_fails_each_caller_gets_the_engine_error():
+    def run(items):
+        raise RuntimeError("engine down")
+
+    batcher = MicroBatcher(run, "t", max_batch=16, max_wait_ms=200)
+    results = _batched(batcher, ["a", "b", "c"])
+    batcher.close()
+    assert all(isinstance(v, RuntimeError) and str(v) == "engine down" for v in results.values())

@@ -37,3 +37,22 @@ def test_controls_removed_and_long_text_cut():
 def test_html_and_sql_kept_verbatim():
     text = "<script>alert(1)</script>'; DROP TABLE asks; --"
     assert clean_question(text, 1000).text == text
+
+
+@pytest.mark.parametrize("raw, error", [
+    ("\ud800", "InvalidTextError"), ("2x + 3 = 13 \udfff", "InvalidTextError"), (b"bytes", "InvalidTextError"),
+    (None, "InvalidTextError"), ("1" * 100_000, "QuestionTooLongError"),
+])
+def test_text_that_no_model_should_see_is_refused_at_the_gate(raw, error):
+    from appliance.common import textnorm
+
+    with pytest.raises(getattr(textnorm, error)):
+        textnorm.clean_question(raw, 2000)
+    assert issubclass(getattr(textnorm, error), textnorm.BadQuestionError)
+
+
+@pytest.mark.parametrize("raw", ["😀😀 2x+3=13 🧮", "?!?!…… ,,, ！！", "x² + café + 方程 + Ωμέγα + עברית", "9" * 20_000])
+def test_odd_but_valid_text_passes_the_gate(raw):
+    from appliance.common.textnorm import clean_question
+
+    assert clean_question(raw, 2000).text

@@ -180,3 +180,95 @@ def test_photos_read_at_once_get_the_same_text_as_one_by_one(photo_set):
     reader.close()
     assert [together[i] for i in range(len(photos))] == alone
     assert reader.rec_batcher.stats.items >= len(photos)  # every photo's lines went through the batcher
+
+
+class _TurnPipeline:
+    """Detection waits for a token per photo and records whose photo it is (the grey level
+    of the photo's first pixel)."""
+
+    name = "turns"
+
+    def __init__(self):
+        from appliance.ocr.rec import Reading
+
+        self.tokens, self.served, self.entered = threading.Semaphore(0), [], threading.Event()
+        self.recognizer = SimpleNamespace(read=lambda crops: [Reading("x", 1.0) for _ in crops])
+
+    def find_lines(self, image):
+        from appliance.ocr.pipeline import FoundLines
+        from appliance.ocr.timing import Stopwatch
+
+        self.served.append(int(image.pixels[0, 0, 0]))
+        self.entered.set()
+        self.tokens.acquire(timeout=10)
+        return FoundLines(image.pixels, [np.zeros((4, 2), np.float32)], [image.pixels[:48]], 0, Stopwatch())
+
+    def finish(self, lines, readings):
+        from appliance.ocr.pipeline import PageText
+
+        return PageText("".join(r.text for r in readings), (), 1.0)
+
+
+def _wait_for(condition, seconds=5.0):
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
+def test_one_address_flooding_photos_does_not_block_another_address(tmp_path):  # issue 12, F5
+    pipeline = _TurnPipeline()
+    reader = OcrReader(pipeline, queue_max=8, deadline_s=10)
+    outcomes: dict[str, list] = {"attacker": [], "student": []}
+
+    def send(who, client, grey):
+        try:
+            outcomes[who].append(reader.read(_photo(grey), client=client).text)
+        except Overloaded as exc:
+            outcomes[who].append(exc)
+
+    flood = [threading.Thread(target=send, args=("attacker", "10.0.0.66", 10 + i)) for i in range(10)]
+    for t in flood:
+        t.start()
+    assert pipeline.entered.wait(5)
+    _wait_for(lambda: sum(isinstance(o, Overloaded) for o in outcomes["attacker"]) + reader._waiting + 1 >= 10)
+    student = threading.Thread(target=send, args=("student", "10.0.0.7", 200))
+    student.start()
+    _wait_for(lambda: 200 in pipeline.served or outcomes["student"] or reader._waiting >= 2)
+    for _ in range(12):
+        pipeline.tokens.release()
+    student.join()
+    for t in flood:
+        t.join()
+    reader.close()
+    assert outcomes["student"] == ["x"], outcomes["student"]
+    assert pipeline.served.index(200) <= 1  # right after the photo that was being read
+    assert sum(isinstance(o, Overloaded) for o in outcomes["attacker"]) >= 8  # at most 2 held at once
+
+
+def test_big_photos_cost_their_sender_turns():
+    from appliance.ocr.fair import FairTurns
+
+    turns = FairTurns(queue_max=8, per_client_max=8)
+    order = []
+    gate = threading.Event()
+
+    def hold():
+        with turns.turn("first", 1, time.monotonic() + 5):
+            gate.wait(5)
+
+    def photo(client, pixels):
+        with turns.turn(client, pixels, time.monotonic() + 5):
+            order.append(client)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    _wait_for(lambda: turns._busy)
+    threads = []
+    for client, pixels in [("huge", 40_000_000), ("huge", 40_000_000), ("small", 2_000_000), ("small", 2_000_000)]:
+        threads.append(threading.Thread(target=photo, args=(client, pixels)))
+        threads[-1].start()
+        _wait_for(lambda n=len(threads): turns.waiting >= n)
+    gate.set()
+    for t in [holder, *threads]:
+        t.join()
+    assert order == ["huge", "small", "small", "huge"]

@@ -245,3 +245,101 @@ def test_cli_add_passwd_remove(cli, config):
     bad = cli("teacher", "add", "bad name", "--password-stdin", input="pass-word-1\n")
     assert bad.exit_code == 2 and "user names" in bad.output
     store.close()
+
+
+# -- hostile logins (issue 12) -----------------------------------------------------------------
+@pytest.mark.parametrize("look_alike", ["ｄａｖｅ", "DAVE", " Dave ", "ＤＡＶＥ"])
+def test_a_locked_name_stays_locked_under_every_spelling_that_logs_in_as_it(store, look_alike):  # F2
+    clock = FakeClock()
+    auth = _auth(store, clock, login_max_failures=5)
+    auth.accounts.add("dave", "right-password")
+    for _ in range(5):
+        with pytest.raises(LoginRefused):
+            auth.login("dave", "wrong-password", "10.0.0.1")
+    with pytest.raises(LoginLocked):
+        auth.login(look_alike, "right-password", "10.0.0.2")
+
+
+def test_each_spelling_does_not_get_fresh_guesses(store):  # F2
+    auth = _auth(store, FakeClock(), login_max_failures=3)
+    auth.accounts.add("dave", "right-password")
+    for spelling in ("dave", "ｄａｖｅ", "DAVE"):
+        with pytest.raises(LoginRefused):
+            auth.login(spelling, "wrong-password", f"10.0.1.{len(spelling)}")
+    with pytest.raises(LoginLocked):
+        auth.login("Ｄave", "wrong-password", "10.0.2.1")
+
+
+class _GatedHasher(PasswordHasher):
+    """FAST argon2, but every verify waits (up to 1 s) for ``expected`` verifies to be in
+    progress at once, and records how many were."""
+
+    def __init__(self, expected: int):
+        super().__init__(time_cost=1, memory_cost=1024, parallelism=1)
+        import threading
+
+        self.lock = threading.Lock()
+        self.all_in = threading.Event()
+        self.expected, self.calls, self.running, self.peak = expected, 0, 0, 0
+
+    def verify(self, hash, password):
+        with self.lock:
+            self.calls += 1
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+            if self.calls >= self.expected:
+                self.all_in.set()
+        self.all_in.wait(1.0)
+        try:
+            return super().verify(hash, password)
+        finally:
+            with self.lock:
+                self.running -= 1
+
+
+def _concurrently(n, fn):
+    import threading
+
+    threads = [threading.Thread(target=fn, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+def test_concurrent_guesses_are_counted_before_any_hash(store):
+    hasher = _GatedHasher(expected=40)
+    auth = TeacherAuth.from_settings(store, UiConfig(login_max_failures=5), clock=FakeClock(), hasher=hasher)
+    auth.accounts.add("alice", "right-password")
+    hasher.calls = 0
+    outcomes = []
+
+    def guess(i):
+        try:
+            auth.login("alice", f"wrong-{i}", "10.0.0.1")
+        except (LoginRefused, LoginLocked) as exc:
+            outcomes.append(type(exc).__name__)
+
+    _concurrently(40, guess)
+    assert hasher.calls <= 5, f"{hasher.calls} passwords hashed for 40 concurrent guesses"
+    assert outcomes.count("LoginLocked") >= 35
+
+
+def test_argon2_work_is_bounded(store):
+    from appliance.teachers.accounts import LoginBusy
+
+    hasher = _GatedHasher(expected=10)
+    auth = TeacherAuth.from_settings(store, UiConfig(), clock=FakeClock(), hasher=hasher)
+    hasher.calls = 0
+    busy = []
+
+    def guess(i):  # ten names from ten addresses: the guard does not stop them
+        try:
+            auth.login(f"user{i}", "wrong-password", f"10.0.3.{i}")
+        except LoginRefused:
+            pass
+        except LoginBusy:
+            busy.append(i)
+
+    _concurrently(10, guess)
+    assert hasher.peak <= 2, f"{hasher.peak} argon2 hashes ran at once"

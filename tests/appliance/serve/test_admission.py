@@ -1,0 +1,103 @@
+"""Admission control (issue 12, F7): an ask that cannot be answered within the deadline is
+refused at once with 503 + Retry-After instead of waiting without bound."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import threading
+
+import httpx
+import pytest
+
+from appliance.ask.service import AskService
+from appliance.config import ServingConfig
+from appliance.serve.admission import AdmissionControl, NotAdmitted
+from appliance.serve.api import create_app
+
+
+class Clock:
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_refuses_when_the_predicted_wait_passes_the_deadline():
+    clock = Clock()
+    gate = AdmissionControl(deadline_s=2.0, max_in_flight=1000, clock=clock, always_admit=4, window_s=5.0)
+    for _ in range(50):  # 10 asks a second answered over the last 5 s
+        with gate.admit():
+            clock.now += 0.1
+    assert gate.throughput() == pytest.approx(10.0, rel=0.1)
+    held = [gate.admit() for _ in range(21)]
+    for h in held:
+        h.__enter__()  # 21 in flight: the next would wait 2.1 s
+    with pytest.raises(NotAdmitted) as refused:
+        gate.admit().__enter__()
+    assert refused.value.retry_after_s >= 1 and gate.refused == 1
+    for h in held[:16]:
+        h.__exit__(None, None, None)
+    with gate.admit():  # 5 in flight + 35 answered lately: admitted again
+        pass
+
+
+def test_the_hard_cap_holds_even_when_the_path_is_fast():
+    gate = AdmissionControl(deadline_s=10.0, max_in_flight=3, clock=Clock())
+    held = [gate.admit() for _ in range(3)]
+    for h in held:
+        h.__enter__()
+    with pytest.raises(NotAdmitted):
+        gate.admit().__enter__()
+
+
+def test_the_api_answers_503_with_retry_after_at_once_instead_of_queueing(config):
+    serving = dataclasses.replace(ServingConfig(), max_in_flight=4)
+    service = AskService.open(dataclasses.replace(config, serving=serving))
+    release = threading.Event()
+    real_ask = service.ask
+
+    def slow_ask(text, client=""):  # the encoder is saturated
+        release.wait(30)
+        return real_ask(text, client)
+
+    service.ask = slow_ask
+    app = create_app(service)
+
+    async def scenario():
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t", timeout=60) as client:
+            waiting = [asyncio.create_task(client.post("/api/v1/ask", json={"text": f"水的沸点 {i}"}))
+                       for i in range(4)]
+            await asyncio.sleep(0.5)  # the four are in flight
+            extra = await asyncio.wait_for(client.post("/api/v1/ask", json={"text": "光合作用"}), timeout=5)
+            release.set()
+            return extra, [await t for t in waiting]
+
+    extra, first = asyncio.run(scenario())
+    service.close()
+    assert extra.status_code == 503 and int(extra.headers["Retry-After"]) >= 1
+    assert [r.status_code for r in first] == [200] * 4
+
+
+def test_a_quiet_spell_does_not_make_a_burst_look_hopeless():
+    clock = Clock()
+    gate = AdmissionControl(deadline_s=2.0, max_in_flight=1000, clock=clock, always_admit=4, window_s=5.0)
+    for _ in range(100):  # busy: 20 a second
+        with gate.admit():
+            clock.now += 0.05
+    clock.now += 10  # quiet: nothing answered in the window
+    held = [gate.admit() for _ in range(30)]
+    for h in held:
+        h.__enter__()  # 30 at once: ~1.5 s at the rate seen lately, within the deadline
+    assert gate.refused == 0
+
+
+def test_before_anything_was_answered_only_the_hard_cap_applies():
+    gate = AdmissionControl(deadline_s=1.0, max_in_flight=50, clock=Clock(), always_admit=4)
+    held = [gate.admit() for _ in range(50)]
+    for h in held:
+        h.__enter__()
+    with pytest.raises(NotAdmitted):
+        gate.admit().__enter__()
