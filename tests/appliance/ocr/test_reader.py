@@ -267,7 +267,8 @@ def test_big_photos_cost_their_sender_turns():
     for client, pixels in [("huge", 40_000_000), ("huge", 40_000_000), ("small", 2_000_000), ("small", 2_000_000)]:
         threads.append(threading.Thread(target=photo, args=(client, pixels)))
         threads[-1].start()
-        _wait_for(lambda n=len(threads): turns.waiting >= n)
+        expected = len(threads)
+        _wait_for(lambda n=expected: turns.waiting >= n)
     gate.set()
     for t in [holder, *threads]:
         t.join()
