@@ -43,7 +43,8 @@ CREATE TABLE IF NOT EXISTS asks (
     backend TEXT NOT NULL,
     feedback TEXT,
     review_status TEXT NOT NULL DEFAULT 'pending',
-    teacher_answer TEXT
+    teacher_answer TEXT,
+    corrects_ask_id INTEGER
 );
 CREATE INDEX IF NOT EXISTS asks_by_time ON asks (asked_at);
 CREATE TABLE IF NOT EXISTS teachers (
@@ -109,18 +110,23 @@ META_SET = (
 # --- ask log -------------------------------------------------------------------------
 ASK_INSERT = (
     "INSERT INTO asks (asked_at, client, kind, question, truncated, ocr_text, ocr_confidence, "
-    "photo_sha256, matched_id, confidence, abstained, stage_ms, backend) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "photo_sha256, matched_id, confidence, abstained, stage_ms, backend, corrects_ask_id) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 ASK_COLUMNS = (
     "id, asked_at, client, kind, question, truncated, ocr_text, ocr_confidence, photo_sha256, "
-    "matched_id, confidence, abstained, stage_ms, backend, feedback, review_status, teacher_answer"
+    "matched_id, confidence, abstained, stage_ms, backend, feedback, review_status, teacher_answer, "
+    "corrects_ask_id"
 )
 ASK_GET = f"SELECT {ASK_COLUMNS} FROM asks WHERE id = ?"
 ASK_TAIL = f"SELECT {ASK_COLUMNS} FROM asks ORDER BY id DESC LIMIT ?"
 ASK_ALL = f"SELECT {ASK_COLUMNS} FROM asks ORDER BY id"
 ASK_COUNT = "SELECT count(*) FROM asks"
 ASK_SET_FEEDBACK = "UPDATE asks SET feedback = ? WHERE id = ?"
+#: Columns added after the first release: (column, declaration), added to older databases.
+ASK_ADDED_COLUMNS = (("corrects_ask_id", "INTEGER"),)
+ASK_TABLE_COLUMNS = "SELECT name FROM pragma_table_info('asks')"
+ASK_ADD_COLUMN = "ALTER TABLE asks ADD COLUMN {column} {declaration}"
 #: Distinct questions asked, newest first (engine calibration text).
 ASK_RECENT_QUESTIONS = (
     "SELECT question FROM asks WHERE question != '' GROUP BY question ORDER BY max(id) DESC LIMIT ?"

@@ -82,6 +82,14 @@ class Store:
                     ["search_text"], tokenize="trigram", create_triggers=True
                 )
             self.conn.execute(sql.FTS_VOCAB_CREATE)
+            self._add_missing_ask_columns()
+
+    def _add_missing_ask_columns(self) -> None:
+        """Columns a newer release added to ``asks``, for databases made before it."""
+        present = {row[0] for row in self.conn.execute(sql.ASK_TABLE_COLUMNS)}
+        for column, declaration in sql.ASK_ADDED_COLUMNS:
+            if column not in present:
+                self.conn.execute(sql.ASK_ADD_COLUMN.format(column=column, declaration=declaration))
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

@@ -66,6 +66,8 @@ class Layout:
     lines: tuple[OcrLine, ...]
     confidence: float  # character-weighted mean over the kept lines; 0 when none
     dropped: int
+    page_text: str = ""  # everything read on the page (the problem chosen from it is ``text``)
+    choices: tuple[str, ...] = ()  # problems with equal claim to be the one framed
 
 
 def arrange(boxes: list[TextBox], image_height: int, params: LayoutParams = LayoutParams()) -> Layout:

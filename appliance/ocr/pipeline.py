@@ -22,7 +22,8 @@ from appliance.ocr.cls import AngleClassifier, is_sideways
 from appliance.ocr.det import DetParams, TextDetector
 from appliance.ocr.geometry import crop_line, rotate_page
 from appliance.ocr.image import DecodedImage
-from appliance.ocr.layout import LayoutParams, TextBox, arrange
+from appliance.ocr.layout import LayoutParams, TextBox
+from appliance.ocr.page import arrange_page
 from appliance.ocr.rec import HEIGHT, Reading, TextRecognizer
 from appliance.ocr.result import OcrLine
 from appliance.ocr.settings import OcrSettings
@@ -40,6 +41,8 @@ class PageText:
     dropped: int = 0
     rotation: int = 0
     stage_ms: dict[str, float] = field(default_factory=dict)
+    page_text: str = ""  # everything read; ``text`` is the problem chosen from it
+    choices: tuple[str, ...] = ()  # problems with equal claim (the student picks)
 
 
 class OcrPipeline(Protocol):
@@ -110,9 +113,10 @@ class PpOcrPipeline:
             return PageText("", (), stage_ms={**watch.stages, "cls": 0.0, "rec": 0.0, "layout": 0.0})
         watch.lap("rec")
         boxes = [TextBox(r.text, r.confidence, q) for r, q in zip(readings, page.quads)]
-        layout = arrange(boxes, page.pixels.shape[0], self.layout)
+        layout = arrange_page(boxes, (page.pixels.shape[1], page.pixels.shape[0]), self.layout)
         watch.lap("layout")
-        return PageText(layout.text, layout.lines, layout.confidence, layout.dropped, page.rotation, watch.stages)
+        return PageText(layout.text, layout.lines, layout.confidence, layout.dropped, page.rotation, watch.stages,
+                        layout.page_text, layout.choices)
 
     def upright(self, pixels: np.ndarray, quads: list[np.ndarray], watch: Stopwatch):
         """Turn the page (and its boxes) to read upright; returns pixels, quads, 48-px crops, degrees."""
