@@ -21,6 +21,7 @@ import numpy as np
 from appliance.ocr.cls import AngleClassifier, is_sideways
 from appliance.ocr.det import DetParams, TextDetector
 from appliance.ocr.geometry import crop_line, rotate_page
+from appliance.ocr.glyphs import refine
 from appliance.ocr.image import DecodedImage
 from appliance.ocr.layout import LayoutParams, TextBox
 from appliance.ocr.page import arrange_page
@@ -112,6 +113,7 @@ class PpOcrPipeline:
         if not page.quads:
             return PageText("", (), stage_ms={**watch.stages, "cls": 0.0, "rec": 0.0, "layout": 0.0})
         watch.lap("rec")
+        readings = [refine(r, crop) for r, crop in zip(readings, page.crops)]  # blanks, x², a₁
         boxes = [TextBox(r.text, r.confidence, q) for r, q in zip(readings, page.quads)]
         layout = arrange_page(boxes, (page.pixels.shape[1], page.pixels.shape[0]), self.layout)
         watch.lap("layout")

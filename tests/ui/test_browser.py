@@ -362,7 +362,8 @@ def test_student_asks_by_photo(live_server, browser, shots, tmp_path):
     context, page, _ = new_page(browser)
     page.goto(live_server.url + "/")
     page.locator("#eq-photo input[type=file]").set_input_files(str(photo))
-    page.wait_for_selector("#eq-photo img")
+    page.wait_for_selector("#eq-photo canvas")
+    page.wait_for_timeout(1000)  # the editor draws the photo before its value is set
     page.click("#eq-ask")
     page.wait_for_selector("#eq-meta .eq-conf, #eq-message .eq-message")
     if "不能识别照片" in (page.inner_text("#eq-message") if page.locator("#eq-message").is_visible() else ""):
@@ -371,6 +372,15 @@ def test_student_asks_by_photo(live_server, browser, shots, tmp_path):
         pytest.xfail("AskService.ask_photo is not wired to the OCR step yet (raises PhotoUnavailable)")
     assert "移项得" in page.inner_text("#eq-answer")
     assert "从照片中读到的题目" in page.inner_text("#eq-read")
+    assert page.input_value("#eq-read textarea") == "解方程：2x + 3 = 13"
+    page.fill("#eq-read textarea", "解方程：2x + 3 = 11")  # the student fixes what was read
+    page.click("#eq-reask")
+    for _ in range(60):  # the re-ask lands in the log before its card is shown
+        rows = live_server.service.asks.tail(2)
+        if rows[-1]["kind"] == "photo_edit":
+            break
+        page.wait_for_timeout(500)
+    assert rows[-1]["kind"] == "photo_edit" and rows[-1]["corrects_ask_id"] == rows[-2]["id"]
     sha = hashlib.sha256(photo.read_bytes()).hexdigest()
     assert live_server.mounted.teacher is not None
     assert any((Path(live_server.config.data_dir) / "photos").glob(f"{sha}.*"))
