@@ -95,12 +95,12 @@ class PpOcrPipeline:
         page = self.find_lines(image)
         return self.finish(page, self.recognizer.read(page.crops) if page.crops else [])
 
-    def find_lines(self, image: DecodedImage) -> FoundLines:
+    def find_lines(self, image: DecodedImage, det_max_side: int | None = None) -> FoundLines:
         """Detection and page orientation: the text lines as upright crops, not yet read.
         (The reader runs this per photo and sends the crops of all photos in flight to
         recognition in shared batches.)"""
         watch = Stopwatch()
-        quads = [d.quad for d in self.detector.detect(image.pixels)]
+        quads = [d.quad for d in self.detector.detect(image.pixels, det_max_side)]
         watch.lap("det")
         if not quads:
             return FoundLines(image.pixels, [], [], 0, watch)

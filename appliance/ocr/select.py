@@ -50,10 +50,13 @@ def select_problem(blocks: list[Block], size: tuple[int, int], params: SelectPar
 
 
 def candidates(blocks: list[Block], params: SelectParams) -> list[Block]:
-    """Complete problems; else problems cut by the edge; else whatever text there is."""
+    """Complete problems; else problems cut by the edge; else whatever text there is. On a
+    page whose problems are numbered, an unnumbered line (a title the header rules do not
+    know, a caption) is not a problem while a numbered one is in frame."""
     problems = [b for b in blocks if not b.header and len(problem_text(b).replace(" ", "")) >= params.min_chars]
     complete = [b for b in problems if not b.cut]
-    return complete or problems or [b for b in blocks if not b.header] or blocks
+    numbered = [b for b in complete if b.numbered]
+    return numbered or complete or problems or [b for b in blocks if not b.header] or blocks
 
 
 def rank(blocks: list[Block], size: tuple[int, int]) -> list[tuple[float, Block]]:

@@ -370,6 +370,9 @@ def test_student_asks_by_photo(live_server, browser, shots, tmp_path):
         shots.take(page, "student_photo_unavailable")
         context.close()
         pytest.xfail("AskService.ask_photo is not wired to the OCR step yet (raises PhotoUnavailable)")
+    if page.locator("#eq-message").is_visible():
+        print("DEBUG message:", page.inner_text("#eq-message"))
+    print("DEBUG asks:", live_server.service.asks.tail(3))
     assert "移项得" in page.inner_text("#eq-answer")
     assert "从照片中读到的题目" in page.inner_text("#eq-read")
     assert page.input_value("#eq-read textarea") == "解方程：2x + 3 = 13"

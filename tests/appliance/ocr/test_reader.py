@@ -115,11 +115,13 @@ class _SlowLinesPipeline:
 
         self.release, self.entered = threading.Event(), threading.Event()
         self.recognizer = SimpleNamespace(read=lambda crops: [Reading("x", 1.0) for _ in crops])
+        self.sides: list[int | None] = []
 
-    def find_lines(self, image):
+    def find_lines(self, image, det_max_side=None):
         from appliance.ocr.pipeline import FoundLines
         from appliance.ocr.timing import Stopwatch
 
+        self.sides.append(det_max_side)
         self.entered.set()
         self.release.wait(5)
         return FoundLines(image.pixels, [np.zeros((4, 2), np.float32)], [image.pixels[:48]], 0, Stopwatch())
@@ -160,6 +162,28 @@ def test_photos_beyond_the_queue_are_refused_at_once_and_late_ones_give_up():
     pipeline.release.set()
     first.join()
     assert reader.read(_photo(4)).text == "x"  # the reader recovers
+    reader.close()
+
+
+def test_a_queue_of_photos_is_detected_smaller_until_it_drains():
+    pipeline = _SlowLinesPipeline()
+    reader = OcrReader(pipeline, queue_max=8, busy_queue=2, det_max_side_busy=480)
+    first = threading.Thread(target=reader.read, args=(_photo(1),))
+    first.start()
+    assert pipeline.entered.wait(5)
+    others = [threading.Thread(target=reader.read, args=(_photo(n),)) for n in (2, 3, 4)]
+    for t in others:
+        t.start()
+    deadline = time.monotonic() + 5
+    while reader._waiting < 3 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    pipeline.release.set()
+    for t in [first, *others]:
+        t.join()
+    reader.read(_photo(5))  # alone again
+    # photo 1 found no queue; the next ones were read with 2 and then 1 waiting behind
+    # them (the last of the three with none); photo 5 alone.
+    assert pipeline.sides == [None, 480, None, None, None]
     reader.close()
 
 
