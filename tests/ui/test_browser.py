@@ -363,16 +363,13 @@ def test_student_asks_by_photo(live_server, browser, shots, tmp_path):
     page.goto(live_server.url + "/")
     page.locator("#eq-photo input[type=file]").set_input_files(str(photo))
     page.wait_for_selector("#eq-photo canvas")
-    page.wait_for_timeout(1000)  # the editor draws the photo before its value is set
+    page.wait_for_timeout(3000)  # the editor sends the photo to the server before its value is set
     page.click("#eq-ask")
     page.wait_for_selector("#eq-meta .eq-conf, #eq-message .eq-message")
     if "不能识别照片" in (page.inner_text("#eq-message") if page.locator("#eq-message").is_visible() else ""):
         shots.take(page, "student_photo_unavailable")
         context.close()
         pytest.xfail("AskService.ask_photo is not wired to the OCR step yet (raises PhotoUnavailable)")
-    if page.locator("#eq-message").is_visible():
-        print("DEBUG message:", page.inner_text("#eq-message"))
-    print("DEBUG asks:", live_server.service.asks.tail(3))
     assert "移项得" in page.inner_text("#eq-answer")
     assert "从照片中读到的题目" in page.inner_text("#eq-read")
     assert page.input_value("#eq-read textarea") == "解方程：2x + 3 = 13"
