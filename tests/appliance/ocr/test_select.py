@@ -109,3 +109,9 @@ def test_strip_number(line, rest):
 def test_marks_and_blanks():
     assert is_mark("√") and is_mark("①") and not is_mark("x²") and not is_mark("解")
     assert blanks("He ___ to") == "He ____ to" and blanks("a_1") == "a_1"
+
+
+def test_a_circled_mark_standing_apart_is_not_read_into_the_problem():
+    boxes = [box("○", 120, 560, 40), box("7. 解方程：2x + 3 = 11", 300, 560, 600)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "解方程：2x + 3 = 11"
