@@ -39,6 +39,10 @@ def page(lines: list[tuple[int, str]], size=(1600, 1200), paper=(236, 234, 228),
     return image
 
 
+def squeeze(text: str) -> str:
+    return "".join(text.split())
+
+
 def jpeg(image: Image.Image) -> bytes:
     out = io.BytesIO()
     image.save(out, "JPEG", quality=85)
@@ -48,7 +52,7 @@ def jpeg(image: Image.Image) -> bytes:
 def test_two_whole_problems_get_a_choice_not_an_answer(service):
     card = service.ask_photo(jpeg(page([(380, "1. 解方程：2x + 3 = 13"), (720, "2. 解方程：2x + 3 = 11")])))
     assert card.abstained and card.matched_id is None
-    assert sorted(card.choices) == ["解方程：2x + 3 = 11", "解方程：2x + 3 = 13"]
+    assert sorted(squeeze(c) for c in card.choices) == ["解方程：2x+3=11", "解方程：2x+3=13"]
     assert service.asks.get(card.ask_id)["photo_sha256"]
 
 
@@ -57,7 +61,7 @@ def test_a_header_and_a_neighbour_change_no_answer(service):
     framed = service.ask_photo(jpeg(page([(150, "第一题（5分）"), (520, "9．解方程：2x + 3 = 11"),
                                           (1130, "10．求 24 和 36 的最小公倍数。")])))
     assert alone.matched_id == framed.matched_id == "demo-math-002"
-    assert framed.question == "解方程：2x + 3 = 11"
+    assert squeeze(framed.question) == "解方程：2x+3=11"  # no number, no header
 
 
 def test_an_upside_down_photo_is_read_the_right_way_up(service):
