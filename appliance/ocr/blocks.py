@@ -18,7 +18,7 @@ import statistics
 from dataclasses import dataclass
 
 from appliance.ocr.layout import TextBox, join, merge_row, group_rows
-from appliance.ocr.problem_text import TOP_LEVEL, is_header, is_mark, starts_problem, strip_trailing_tick
+from appliance.ocr.problem_text import TOP_LEVEL, is_header, is_mark, starts_problem, strip_ticks
 from appliance.ocr.result import OcrLine
 
 
@@ -94,9 +94,12 @@ def to_row(boxes: list[TextBox]) -> Row:
     of the row's width, so a tick near the frame's side does not make the row look cut)."""
     line, (top, bottom, height) = merge_row(boxes)
     left, right = min(b.left for b in boxes), max(float(b.quad[:, 0].max()) for b in boxes)
-    text = strip_trailing_tick(line.text)
+    text = strip_ticks(line.text)
     if text != line.text and line.text:
-        right = left + (right - left) * len(text) / len(line.text)
+        if line.text.endswith(text):  # the tick was at the start
+            left = right - (right - left) * len(text) / len(line.text)
+        else:
+            right = left + (right - left) * len(text) / len(line.text)
         line = OcrLine(text, line.confidence, line.box)
     return Row(line, top, bottom, left, right, height)
 

@@ -43,6 +43,8 @@ MARK_CHARS = set("√✓✔✗✘×VvXxOo○●◯◎□■☆★*·•.,，。"
 # A tick or cross at the end of a line is a mark beside the problem, never part of it
 # (a root sign √ is always followed by what it takes the root of).
 _TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$")
+# Before the problem: a tick or cross, or a root sign right before a problem number.
+_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|√(?=\s*\d{1,3}\s*[.．、)）](?!\d)))\s*")
 
 _UNDERSCORES = re.compile(r"[_＿]{2,}|(?<=\s)[_＿](?=\s)|(?<=[\u4e00-\u9fff])[_＿](?=[\u4e00-\u9fff])")
 BLANK = "____"
@@ -83,8 +85,9 @@ def is_mark(text: str) -> bool:
     return 0 < len(text) <= 2 and all(ch in MARK_CHARS for ch in text)
 
 
-def strip_trailing_tick(line: str) -> str:
-    return _TRAILING_TICK.sub("", line)
+def strip_ticks(line: str) -> str:
+    """The line without a tick or cross the detector took into its box, at either end."""
+    return _LEADING_TICK.sub("", _TRAILING_TICK.sub("", line))
 
 
 def strip_number(text: str) -> str:

@@ -115,3 +115,12 @@ def test_a_circled_mark_standing_apart_is_not_read_into_the_problem():
     boxes = [box("○", 120, 560, 40), box("7. 解方程：2x + 3 = 11", 300, 560, 600)]
     layout = arrange_page(boxes, SIZE)
     assert layout.text == "解方程：2x + 3 = 11"
+
+
+@pytest.mark.parametrize("line", ["√3. 解方程：2x + 3 = 11", "✓ 3. 解方程：2x + 3 = 11", "3. 解方程：2x + 3 = 11 √"])
+def test_a_tick_read_into_the_line_is_cut_off(line):
+    assert arrange_page([box(line, 300, 560, 700)], SIZE).text == "解方程：2x + 3 = 11"
+
+
+def test_a_root_sign_is_not_a_tick():
+    assert arrange_page([box("计算：√48 ÷ √3", 300, 560, 500)], SIZE).text == "计算：√48 ÷ √3"
