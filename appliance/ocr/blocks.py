@@ -29,6 +29,7 @@ class BlockParams:
     continuation_gap: float = 3.0  # an unnumbered region this close below a problem continues it
     edge_margin: float = 4.0  # pixels from the frame edge that count as touching it
     mark_gap: float = 1.0  # a mark is this many line heights away from other text on its row
+    side_gap: float = 0.6  # a box at the frame's side this far from its row's other text is another column's
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,8 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     if not boxes:
         return []
     unit = statistics.median(b.height for b in boxes)
-    text_boxes = [b for b in boxes if not isolated_mark(b, boxes, unit, params)]
+    text_boxes = [b for b in boxes if not isolated_mark(b, boxes, unit, params)
+                  and not other_column_at_side(b, boxes, size[0], unit, params)]
     regions = xy_cut(text_boxes or boxes, unit, params)
     numbered_page = any(TOP_LEVEL.match(merge_row(row)[0].text) for r in regions for row in group_rows(r))
     blocks: list[Block] = []
@@ -116,6 +118,20 @@ def isolated_mark(box: TextBox, boxes: list[TextBox], unit: float, params: Block
         if gap < params.mark_gap * unit and not is_mark(other.text):
             return False
     return True
+
+
+def other_column_at_side(box: TextBox, boxes: list[TextBox], width: int, unit: float, params: BlockParams) -> bool:
+    """A box cut by the frame's left or right side, standing apart from the text on its
+    row: the neighbouring column's remnant (the whole of a row at the side is kept)."""
+    right = float(box.quad[:, 0].max())
+    at_left, at_right = box.left <= params.edge_margin, right >= width - 1 - params.edge_margin
+    if not (at_left or at_right):
+        return False
+    row = [o for o in boxes if o is not box and abs(o.centre_y - box.centre_y) < 0.5 * max(o.height, box.height)]
+    if not row:
+        return False
+    gaps = [(o.left - right) if at_left else (box.left - float(o.quad[:, 0].max())) for o in row]
+    return min(gaps) >= params.side_gap * unit
 
 
 def xy_cut(boxes: list[TextBox], unit: float, params: BlockParams) -> list[list[TextBox]]:

@@ -17,7 +17,8 @@ CN_DIGITS = "一二三四五六七八九十百零〇"
 _DOTTED = r"\d{1,3}\s*(?:[.．](?!\d)|[、)）])"
 _BRACKETED = r"[（(]\s*\d{1,2}\s*[)）]"
 _CIRCLED = r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]"
-_NTH = rf"第\s*[{CN_DIGITS}\d]+\s*(?:小)?题\s*[.．、:：]?"
+# 「第3题」, also when the recogniser lost or misread 第 before an Arabic number: 「3题」 「笔3题」.
+_NTH = rf"(?:第\s*[{CN_DIGITS}\d]+|[第笔弟苐]?\s*\d{{1,3}})\s*(?:小)?题\s*[.．、:：]?"
 _EXAMPLE = r"例\s*\d{1,3}\s*[.．、:：]?"
 _LATIN = r"(?:Q|Question|Problem|Exercise|Ex\.?|No\.?)\s*\d{1,3}\s*[.:：)]?"
 NUMBER = re.compile(rf"^\s*(?:{_DOTTED}|{_BRACKETED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN})(?=\s|$|[^\w]))")
@@ -38,13 +39,13 @@ _HEADER_WORDS = re.compile(
 _ASKS = re.compile(r"[?？=＝]|求|计算|解|多少|哪|什么|为什么|怎样|如何|是否|选择|填")
 
 # Marks a teacher or student puts beside a problem: ticks, crosses, circles, stars.
-MARK_CHARS = set("√✓✔✗✘×VvXxOo○●◯◎□■☆★*·•.,，。") | {chr(c) for c in range(0x2460, 0x2474)}
+MARK_CHARS = set("√✓✔✗✘×VvXxOoCc○●◯◎□■☆★*·•.,，。") | {chr(c) for c in range(0x2460, 0x2474)}
 
 # A tick or cross at the end of a line is a mark beside the problem, never part of it
 # (a root sign √ is always followed by what it takes the root of).
 _TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$")
 # Before the problem: a tick or cross, or a root sign right before a problem number.
-_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|√(?=\s*\d{1,3}\s*[.．、)）](?!\d)))\s*")
+_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|[√○◯OoCc]{1,2}(?=\s*(?:\d{1,3}\s*[.．、)）](?!\d)|[（(]\s*\d|第)))\s*")
 
 _UNDERSCORES = re.compile(r"[_＿]{2,}|(?<=\s)[_＿](?=\s)|(?<=[\u4e00-\u9fff])[_＿](?=[\u4e00-\u9fff])")
 BLANK = "____"

@@ -9,7 +9,9 @@ on, not an independent test. Each page prints numbered problems ("7." 「7．」
 and/or below; some pages have a header line (a sheet title, 「第一题（5分）」, "Homework 3,
 Question 1") above the problem, some are two-column (the other column cut by the frame's
 side), some carry a tick or a circled mark beside the problem; blanks (``___``) are
-printed as drawn underlines and ² ³ as small raised digits. ``truth.csv`` holds the
+printed as drawn underlines and ² ³ as small raised digits. Some pages space their
+problems tightly, some put the framed problem in the right column, some circle a mark
+beside it; some photos have a finger over an edge, a screen's moiré, or are 1280×960. ``truth.csv`` holds the
 framed problem's bank text; ``queries.csv`` (``qid,query,expected_id,kind``) the eval
 queries whose photo this is.
 """
@@ -35,6 +37,7 @@ NUMBER_STYLES = ("{n}. ", "{n}．", "（{n}）", "第{n}题 ", "Q{n}. ")
 HEADERS = ("Homework 3, Question 1", "第一题（5分）", "第二单元 课时练习", "Name: ______  Class: ______",
            "一、解答题（每题 6 分）", "Worksheet 2")
 BLANK = "___"
+CIRCLE = "<circle>"
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,9 @@ def pick(count: int) -> tuple[list[Problem], list[str]]:
 
 def draw_text(draw: ImageDraw.ImageDraw, x: float, y: float, line: str, style: Style) -> None:
     """Print one line; blanks as drawn underlines, ² ³ small and raised."""
+    if line == CIRCLE:
+        draw.ellipse([(x, y), (x + style.size * 1.3, y + style.size * 1.2)], outline=0, width=max(2, style.size // 16))
+        return
     i = 0
     while i < len(line):
         if line.startswith(BLANK, i):
@@ -84,7 +90,7 @@ def draw_text(draw: ImageDraw.ImageDraw, x: float, y: float, line: str, style: S
 
 def page_rows(rng, problem: Problem, others: list[str], style: Style, index: int):
     """Rows (x, y, text) of a page and the framed problem's box."""
-    pitch, gap = style.size * 1.55, style.size * float(rng.uniform(1.2, 2.4))
+    pitch, gap = style.size * 1.55, style.size * float(rng.uniform(0.6 if index % 3 == 2 else 1.2, 2.4))
     number = int(rng.integers(2, 19))
     fmt = NUMBER_STYLES[index % len(NUMBER_STYLES)]
     before = int(rng.integers(0, 3))
@@ -110,6 +116,8 @@ def page_rows(rng, problem: Problem, others: list[str], style: Style, index: int
             box = (0.0, top, width, y - pitch + style.size * 1.2)
             if index % 4 == 2:  # a tick beside it
                 rows.append((width + style.size * 1.5, top, "√"))
+            if index % 4 == 1:  # a circle drawn in the margin
+                rows.append((-style.size * 2.2, top, CIRCLE))
         y += gap - pitch + style.size
     return rows, box
 
@@ -119,9 +127,11 @@ def make_photo(problem: Problem, others: list[str], index: int, seed: int) -> by
     style = make_style(rng, 0)
     rows, box = page_rows(rng, problem, others, style, index)
     two_column = index % 4 == 3
-    if two_column:  # a second column to the right, cut by the frame's side
-        width = max(x + sum(char_width(style, c) for c in text) for x, _, text in rows) + style.size * 2
-        rows += [(width, y, text) for _, y, text in rows if text != "√"]
+    if two_column:  # a second column, cut by the frame's side (left of the framed one on some pages)
+        gutter = style.size * float(rng.uniform(1.2, 3.0))
+        width = max(x + sum(char_width(style, c) for c in text) for x, _, text in rows) + gutter
+        side = -1 if index % 8 == 7 else 1
+        rows += [(side * width, y, text) for _, y, text in rows if text not in ("√", CIRCLE)]
     x0, y0, x1, y1 = box
     w = max(x1 - x0 + style.size * 4, style.size * 15)
     h = w * 3 / 4
@@ -132,7 +142,24 @@ def make_photo(problem: Problem, others: list[str], index: int, seed: int) -> by
                         [cx - w / 2, cy + h / 2]], float)
     corners = tilt(rng, corners, None, style.size)
     page, corners = print_rows(rows, style, corners)
-    return photograph(rng, page, corners, 0)
+    return phone_effects(rng, photograph(rng, page, corners, 0), index)
+
+
+def phone_effects(rng, jpeg: bytes, index: int) -> bytes:
+    """A finger over an edge, a screen's moiré, a 1280×960 camera."""
+    shot = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    h, w = shot.shape[:2]
+    if index % 5 == 3:
+        corner = (int(rng.choice([0, w])), int(rng.uniform(0.3, 0.9) * h))
+        cv2.ellipse(shot, corner, (int(w * 0.09), int(h * 0.2)), float(rng.uniform(0, 180)), 0, 360,
+                    (120, 150, 205), -1)
+    if index % 6 == 4:
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        beat = 1 + 0.07 * np.sin(xx * 0.71 + yy * 0.23) * np.sin(yy * 0.67 - xx * 0.11)
+        shot = np.clip(shot * beat[..., None], 0, 255).astype(np.uint8)
+    if index % 2 == 1:
+        shot = cv2.resize(shot, (1280, 960), interpolation=cv2.INTER_AREA)
+    return cv2.imencode(".jpg", shot, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 88))])[1].tobytes()
 
 
 def print_rows(rows, style: Style, corners: np.ndarray):

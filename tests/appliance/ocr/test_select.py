@@ -124,3 +124,21 @@ def test_a_tick_read_into_the_line_is_cut_off(line):
 
 def test_a_root_sign_is_not_a_tick():
     assert arrange_page([box("计算：√48 ÷ √3", 300, 560, 500)], SIZE).text == "计算：√48 ÷ √3"
+
+
+def test_a_remnant_of_the_next_column_at_the_frame_side_is_left_out():
+    boxes = [box("18. 豌豆的高茎对矮茎为显性，求子代中", 60, 540, 1100),
+             box("矮茎所占的比例是多少？", 60, 600, 540), box("矢", 1560, 590, 39)]
+    assert arrange_page(boxes, SIZE).text == "豌豆的高茎对矮茎为显性，求子代中矮茎所占的比例是多少？"
+
+
+def test_a_circle_read_as_a_letter_before_the_number_is_a_mark():
+    boxes = [box("8. 计算：3/4 + 1/6", 300, 300, 500), box("C", 180, 560, 60),
+             box("9. 解方程：2x + 3 = 11", 260, 560, 600)]
+    assert arrange_page(boxes, SIZE).text == "解方程：2x + 3 = 11"
+
+
+def test_a_problem_number_whose_di_was_lost_still_starts_a_problem():
+    boxes = [box("第12题 计算：3/4 + 1/6", 300, 520, 500), box("13题 解方程：2x + 3 = 11", 300, 580, 600)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.page_text.splitlines() == ["第12题 计算：3/4 + 1/6", "13题 解方程：2x + 3 = 11"]
