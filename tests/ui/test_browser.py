@@ -363,9 +363,12 @@ def test_student_asks_by_photo(live_server, browser, shots, tmp_path):
     page.goto(live_server.url + "/")
     page.locator("#eq-photo input[type=file]").set_input_files(str(photo))
     page.wait_for_selector("#eq-photo canvas")
-    page.wait_for_timeout(3000)  # the editor sends the photo to the server before its value is set
-    page.click("#eq-ask")
-    page.wait_for_selector("#eq-meta .eq-conf, #eq-message .eq-message")
+    for _ in range(4):  # the editor (PixiJS) may still be drawing the photo: then the ask is "empty"
+        page.wait_for_timeout(3000)
+        page.click("#eq-ask")
+        page.wait_for_selector("#eq-meta .eq-conf, #eq-message .eq-message")
+        if not page.locator("#eq-message:has-text('请先输入问题')").is_visible():
+            break
     if "不能识别照片" in (page.inner_text("#eq-message") if page.locator("#eq-message").is_visible() else ""):
         shots.take(page, "student_photo_unavailable")
         context.close()
