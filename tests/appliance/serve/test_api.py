@@ -120,7 +120,7 @@ def test_checked_in_openapi_schema_matches_the_app(client):
     import json
     from pathlib import Path
 
-    checked_in = json.loads((Path(__file__).parents[2] / "docs" / "openapi.json").read_text(encoding="utf-8"))
+    checked_in = json.loads((Path(__file__).parents[3] / "docs" / "openapi.json").read_text(encoding="utf-8"))
     assert client.get("/openapi.json").json() == checked_in, "run: eduqa openapi docs/openapi.json"
 
 
