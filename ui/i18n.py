@@ -35,7 +35,6 @@ TEXT: dict[str, dict[str, str]] = {
         "read_from_photo": "从照片中读到的题目（读错了可以直接改，再点“用这段文字再问”）",
         "reask": "用这段文字再问",
         "choose": "照片里有几道题，你要问哪一道？",
-        "photo_crop": "题目照片（拍照或上传；可以先裁剪，只留下要问的那道题）",
         "not_a_photo_ask": "请先用照片提问，再修改读到的文字。",
         "language": "语言 / Language",
         # teacher pages
@@ -163,7 +162,6 @@ TEXT: dict[str, dict[str, str]] = {
         "read_from_photo": "Question read from the photo (fix any mistake here, then press “Ask with this text”)",
         "reask": "Ask with this text",
         "choose": "The photo holds several problems: which one do you mean?",
-        "photo_crop": "Photo of the question (camera or upload; crop it to the one problem you mean)",
         "not_a_photo_ask": "Ask with a photo first, then edit the text read from it.",
         "language": "语言 / Language",
         "teacher_title": "Teacher desk",

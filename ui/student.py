@@ -1,7 +1,6 @@
 """The student page (no login): ask by text or photo, read the answer card, give 👍/👎.
 
-A photo can be cropped on the page before asking (the crop is what is read). A photo ask
-shows the problem read from it in an editable box next to the answer: the student fixes
+A photo ask shows the problem read from it in an editable box next to the answer: the student fixes
 it and asks again, and that ask is logged as a correction of the photo ask. When the
 photo holds several whole problems with equal claim, the card lists them to pick from."""
 
@@ -59,9 +58,7 @@ class StudentDesk:
         self.archive = archive
         self.limiter = limiter
 
-    def ask(self, text: str, photo: str | dict | None, client: str) -> Outcome:
-        """``photo``: a file path, or the image editor's value (its crop is what is read)."""
-        photo_path = photo_file(photo)
+    def ask(self, text: str, photo_path: str | None, client: str) -> Outcome:
         return self._guarded(client, lambda: (
             Outcome(card=self._ask_photo(Path(photo_path).read_bytes(), client), from_photo=True) if photo_path
             else Outcome(card=self.service.ask(text or "", client=client).to_dict())))
@@ -123,14 +120,6 @@ class StudentDesk:
             return None
         entry_id = similar[index]["entry_id"]
         return self.service.bank.get_many([entry_id]).get(entry_id)
-
-
-def photo_file(value: str | dict | None) -> str | None:
-    """The file to read: a path as given, or the image editor's crop (its composite),
-    falling back to the uploaded photo itself."""
-    if isinstance(value, dict):
-        return value.get("composite") or value.get("background") or None
-    return value or None
 
 
 class _Card:
@@ -200,10 +189,8 @@ def build_student(desk: StudentDesk, ui: UiConfig) -> gr.Blocks:
             question = tr.add(gr.Textbox(label=t(lang0, "question"), placeholder=t(lang0, "question_ph"),
                                          lines=3, max_lines=10, max_length=20_000, elem_id="eq-question"),
                               label="question", placeholder="question_ph")
-            photo = tr.add(gr.ImageEditor(label=t(lang0, "photo_crop"), type="filepath",
-                                          sources=["upload", "clipboard"], transforms=("crop",), brush=False,
-                                          eraser=False, layers=False, format="png", height=260,
-                                          elem_id="eq-photo"), label="photo_crop")
+            photo = tr.add(gr.Image(label=t(lang0, "photo"), type="filepath", sources=["upload", "clipboard"],
+                                    height=220, elem_id="eq-photo"), label="photo")
             with gr.Row():
                 ask = tr.add(gr.Button(t(lang0, "ask"), variant="primary", elem_id="eq-ask", scale=3), value="ask")
                 clear = tr.add(gr.Button(t(lang0, "clear"), elem_id="eq-clear", scale=1), value="clear")

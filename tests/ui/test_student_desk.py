@@ -15,7 +15,7 @@ from appliance.serve.ratelimit import RateLimiter
 from appliance.asklog.review import PhotoArchive
 from appliance.ask.service import NotAPhotoAsk, PhotoUnavailable
 from appliance.common.textnorm import EmptyQuestionError
-from ui.student import SIMILAR_SHOWN, NoTextFound, Outcome, StudentDesk, photo_file, render
+from ui.student import SIMILAR_SHOWN, NoTextFound, Outcome, StudentDesk, render
 
 CARD = AnswerCard(ask_id=7, question="解方程：2x + 3 = 13", abstained=False, confidence=0.99, answer="x = 5",
                   matched_id="m1", matched_question="解方程：2x + 3 = 13", knowledge_points=["方程"], source="课本",
@@ -181,9 +181,3 @@ def test_equal_claims_are_offered_to_pick(tmp_path):
     assert radio["visible"] is True and radio["choices"] == choices
     assert "pick one" in message["value"] and answer["visible"] is False
 
-
-def test_the_crop_is_what_is_read():
-    edited = {"background": "/tmp/full.png", "layers": [], "composite": "/tmp/crop.png"}
-    assert photo_file(edited) == "/tmp/crop.png"
-    assert photo_file({"background": "/tmp/full.png", "composite": None}) == "/tmp/full.png"
-    assert photo_file("/tmp/q.jpg") == "/tmp/q.jpg" and photo_file(None) is None
