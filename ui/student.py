@@ -58,10 +58,11 @@ class StudentDesk:
         self.archive = archive
         self.limiter = limiter
 
-    def ask(self, text: str, photo_path: str | None, client: str) -> Outcome:
+    def ask(self, text: str, photo_path: str | None, client: str, crop: tuple | None = None) -> Outcome:
+        """``crop``: two opposite corners the student tapped on the photo; only that part is read."""
         return self._guarded(client, lambda: (
-            Outcome(card=self._ask_photo(Path(photo_path).read_bytes(), client), from_photo=True) if photo_path
-            else Outcome(card=self.service.ask(text or "", client=client).to_dict())))
+            Outcome(card=self._ask_photo(Path(photo_path).read_bytes(), client, crop), from_photo=True)
+            if photo_path else Outcome(card=self.service.ask(text or "", client=client).to_dict())))
 
     def correct(self, text: str, previous: Outcome | None, client: str) -> Outcome:
         """Ask the text the student edited (or picked) after a photo ask, as its correction."""
@@ -95,9 +96,10 @@ class StudentDesk:
             log.exception("student ask failed")
             return Outcome(message_key="failed")
 
-    def _ask_photo(self, data: bytes, client: str) -> dict:
+    def _ask_photo(self, data: bytes, client: str, crop: tuple | None = None) -> dict:
         try:
-            card = self.service.ask_photo(data, client=client)
+            card = self.service.ask_photo(data, client=client, crop=crop) if crop else \
+                self.service.ask_photo(data, client=client)
         except NoTextFound:
             self.archive.save(data)  # the ask is logged: let the teacher see the photo
             raise
@@ -127,6 +129,16 @@ class _Card:
 
     def __init__(self, data: dict):
         self.__dict__.update(data)
+
+
+def tap(points: tuple, index) -> tuple:
+    """The crop's corners after one more tap on the photo: a third tap starts again."""
+    point = (float(index[0]), float(index[1]))
+    return (*points, point) if len(points) < 2 else (point,)
+
+
+def crop_box(points: tuple) -> tuple | None:
+    return (*points[0], *points[1]) if len(points) == 2 else None
 
 
 WARNINGS = ("empty", "too_many", "busy", "photo_unavailable", "not_a_photo_ask")
@@ -180,6 +192,7 @@ def build_student(desk: StudentDesk, ui: UiConfig) -> gr.Blocks:
     tr = Translations(lang0)
     with gr.Blocks(title=t(lang0, "title"), fill_width=False, delete_cache=(3600, 3600)) as page:
         outcome = gr.State(None)
+        corners = gr.State(())
         with gr.Row(elem_classes="eq-header", equal_height=True):
             tr.add(gr.Markdown(f"# {t(lang0, 'title')}", min_width=160),
                    value=lambda lang: f"# {t(lang, 'title')}")
@@ -191,6 +204,7 @@ def build_student(desk: StudentDesk, ui: UiConfig) -> gr.Blocks:
                               label="question", placeholder="question_ph")
             photo = tr.add(gr.Image(label=t(lang0, "photo"), type="filepath", sources=["upload", "clipboard"],
                                     height=220, elem_id="eq-photo"), label="photo")
+            crop_note = tr.add(gr.Markdown(t(lang0, "crop_hint"), elem_id="eq-crop-note"), value="crop_hint")
             with gr.Row():
                 ask = tr.add(gr.Button(t(lang0, "ask"), variant="primary", elem_id="eq-ask", scale=3), value="ask")
                 clear = tr.add(gr.Button(t(lang0, "clear"), elem_id="eq-clear", scale=1), value="clear")
@@ -214,12 +228,20 @@ def build_student(desk: StudentDesk, ui: UiConfig) -> gr.Blocks:
         card_outputs = [message, read, answer, meta, *similar, similar_label, viewer, feedback_row, feedback_note,
                         reask, choices]
 
-        def do_ask(text, photo_path, lang_now, request: gr.Request):
-            result = desk.ask(text, photo_path, _client(request))
+        def do_ask(text, photo_path, points, lang_now, request: gr.Request):
+            result = desk.ask(text, photo_path, _client(request), crop_box(points) if photo_path else None)
             return [result, *render(result, lang_now)]
 
-        ask.click(do_ask, [question, photo, lang], [outcome, *card_outputs],
+        ask.click(do_ask, [question, photo, corners, lang], [outcome, *card_outputs],
                   concurrency_limit=ui.student_concurrency, api_visibility="private")
+
+        def on_tap(points, lang_now, evt: gr.SelectData):
+            points = tap(points, evt.index)
+            return points, t(lang_now, "crop_set" if len(points) == 2 else "crop_one")
+
+        photo.select(on_tap, [corners, lang], [corners, crop_note], api_visibility="private")
+        photo.change(lambda lang_now: ((), t(lang_now, "crop_hint")), lang, [corners, crop_note],
+                     api_visibility="private")
 
         def do_correct(text, current: Outcome | None, lang_now, request: gr.Request):
             result = desk.correct(text, current, _client(request))

@@ -139,11 +139,18 @@ class AskService:
         first = original["corrects_ask_id"] or original["id"]  # corrections chain to the photo ask
         return self._ask(text, client, "photo_edit", _Stopwatch(), ocr=None, corrects=first)
 
-    def ask_photo(self, photo: bytes, client: str = "") -> AnswerCard:
+    def ask_photo(self, photo: bytes, client: str = "", crop: tuple | None = None) -> AnswerCard:
         """Answer a photographed question: OCR, then the text path. The photo is kept under
         the data dir. Raises ``ImageRejected`` for an upload that is not a usable photo; a
-        photo without text gets an abstaining card and is logged for the teacher."""
+        photo without text gets an abstaining card and is logged for the teacher. ``crop``
+        (x0, y0, x1, y1 in the upright photo's pixels): only that part is read and kept."""
         watch = _Stopwatch()
+        if crop is not None:
+            from appliance.ocr.crop import crop_photo
+            from appliance.ocr.image import ImageLimits
+
+            limits = self.ocr_settings.limits if self.ocr_settings is not None else ImageLimits()
+            photo = crop_photo(photo, crop, limits)
         result = self._photo_reader().read(photo)
         for stage, ms in result.stage_ms.items():
             watch.stages[f"ocr_{stage}"] = ms

@@ -15,7 +15,7 @@ from appliance.serve.ratelimit import RateLimiter
 from appliance.asklog.review import PhotoArchive
 from appliance.ask.service import NotAPhotoAsk, PhotoUnavailable
 from appliance.common.textnorm import EmptyQuestionError
-from ui.student import SIMILAR_SHOWN, NoTextFound, Outcome, StudentDesk, render
+from ui.student import SIMILAR_SHOWN, NoTextFound, Outcome, StudentDesk, crop_box, render, tap
 
 CARD = AnswerCard(ask_id=7, question="解方程：2x + 3 = 13", abstained=False, confidence=0.99, answer="x = 5",
                   matched_id="m1", matched_question="解方程：2x + 3 = 13", knowledge_points=["方程"], source="课本",
@@ -55,8 +55,8 @@ class FakeService:
             raise EmptyQuestionError("empty")
         return CARD
 
-    def ask_photo(self, data, client=""):
-        self.seen.append(("photo", len(data), client))
+    def ask_photo(self, data, client="", crop=None):
+        self.seen.append(("photo", len(data), client) if crop is None else ("photo", len(data), client, crop))
         if self.photo:
             raise self.photo
         return self.photo_card
@@ -181,3 +181,14 @@ def test_equal_claims_are_offered_to_pick(tmp_path):
     assert radio["visible"] is True and radio["choices"] == choices
     assert "pick one" in message["value"] and answer["visible"] is False
 
+
+
+def test_two_taps_on_the_photo_crop_what_is_read(tmp_path):
+    photo = tmp_path / "q.jpg"
+    photo.write_bytes(b"\xff\xd8\xff" + b"1" * 50)
+    points = tap(tap((), [400, 300]), [40, 20])
+    assert crop_box(points) == (400.0, 300.0, 40.0, 20.0)
+    assert tap(points, [5, 5]) == ((5.0, 5.0),) and crop_box(tap((), [1, 1])) is None  # a third tap restarts
+    service = FakeService()
+    desk(tmp_path, service).ask("", str(photo), "c", crop_box(points))
+    assert service.seen[-1] == ("photo", 53, "c", (400.0, 300.0, 40.0, 20.0))

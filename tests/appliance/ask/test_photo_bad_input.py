@@ -87,3 +87,9 @@ def test_handwriting_only_gets_a_clear_card_not_another_answer(service):
         draw.line([tuple(p) for p in points], fill=(30, 30, 90), width=6, joint="curve")
     card = service.ask_photo(jpeg(image))
     assert card.abstained and card.matched_id is None and card.message
+
+
+def test_a_crop_around_one_of_two_problems_answers_that_one(service):
+    photo = jpeg(page([(380, "1. 解方程：2x + 3 = 13"), (720, "2. 解方程：2x + 3 = 11")]))
+    card = service.ask_photo(photo, crop=(60, 650, 1500, 850))  # the student's two taps around problem 2
+    assert card.matched_id == "demo-math-002" and not card.choices
