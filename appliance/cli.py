@@ -444,11 +444,18 @@ def bench(config: Config, clients: str, requests: int, bank_size: int, baseline:
               help="Honest clients with attackers mixed in (bad text, bombs, floods…), a calm run to compare, "
                    "an overload burst and a kill -9 (docs/SECURITY.md).")
 @click.option("--overload-clients", default=1000, show_default=True, help="--hostile: asks sent at one instant.")
+@click.option("--classroom-burst", is_flag=True,
+              help="Instead of the soak: --burst-clients students each send one new photo at a random moment "
+                   "within --burst-window seconds; p50/p95 photo → card against the single-photo median of "
+                   "the same run, 503s, lost asks.")
+@click.option("--burst-clients", default=40, show_default=True)
+@click.option("--burst-window", default=10.0, show_default=True, help="Seconds the burst's photos arrive within.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly_errors
 def loadtest(config: Config, clients: int, duration: float, bank_size: int, photos: str | None,
-             photo_share: float, unique_photos: bool, hostile: bool, overload_clients: int, as_json: bool) -> None:
+             photo_share: float, unique_photos: bool, hostile: bool, overload_clients: int,
+             classroom_burst: bool, burst_clients: int, burst_window: float, as_json: bool) -> None:
     """Soak the server on loopback: no 5xx but deliberate 503s, no acknowledged ask lost, memory flat."""
     from appliance.bench.serving import run_load_test
 
@@ -463,6 +470,16 @@ def loadtest(config: Config, clients: int, duration: float, bank_size: int, phot
         return
 
     photo_bytes = [p.read_bytes() for p in sorted(Path(photos).glob("*.jpg"))] if photos else []
+    if classroom_burst:
+        from appliance.bench.burst import run_classroom_burst
+
+        if not photo_bytes:
+            raise click.UsageError("--classroom-burst needs --photos DIR with .jpg photos")
+        result = run_classroom_burst(config, photo_bytes, burst_clients, burst_window, bank_size=bank_size)
+        click.echo(json.dumps(result) if as_json else "\n".join(f"{k:<24} {v}" for k, v in result.items()))
+        if result["rejected_503"] or result["failed_other"] or result["missing_from_log"]:
+            sys.exit(1)
+        return
     result = run_load_test(config, clients, duration, bank_size, photo_bytes, photo_share if photo_bytes else 0.0,
                            unique_photos=unique_photos)
     click.echo(json.dumps(result) if as_json else "\n".join(f"{k:<22} {v}" for k, v in result.items()))

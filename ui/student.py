@@ -1,4 +1,8 @@
-"""The student page (no login): ask by text or photo, read the answer card, give 👍/👎."""
+"""The student page (no login): ask by text or photo, read the answer card, give 👍/👎.
+
+A photo ask shows the problem read from it in an editable box next to the answer: the student fixes
+it and asks again, and that ask is logged as a correction of the photo ask. When the
+photo holds several whole problems with equal claim, the card lists them to pick from."""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ import gradio as gr
 from appliance.common.batcher import DeadlineExceeded, Overloaded
 from appliance.serve.ratelimit import RateLimiter
 from appliance.asklog.review import PhotoArchive
-from appliance.ask.service import AskService, PhotoUnavailable
+from appliance.ask.service import AskService, NotAPhotoAsk, PhotoUnavailable
 from appliance.db.store import StoreError
 from appliance.common.textnorm import BadQuestionError, EmptyQuestionError
 from appliance.ui_config import UiConfig
@@ -54,14 +58,29 @@ class StudentDesk:
         self.archive = archive
         self.limiter = limiter
 
-    def ask(self, text: str, photo_path: str | None, client: str) -> Outcome:
+    def ask(self, text: str, photo_path: str | None, client: str, crop: tuple | None = None) -> Outcome:
+        """``crop``: two opposite corners the student tapped on the photo; only that part is read."""
+        return self._guarded(client, lambda: (
+            Outcome(card=self._ask_photo(Path(photo_path).read_bytes(), client, crop), from_photo=True)
+            if photo_path else Outcome(card=self.service.ask(text or "", client=client).to_dict())))
+
+    def correct(self, text: str, previous: Outcome | None, client: str) -> Outcome:
+        """Ask the text the student edited (or picked) after a photo ask, as its correction."""
+        card = previous.card if previous and previous.from_photo else None
+        if not card or not card.get("ask_id"):
+            return Outcome(message_key="not_a_photo_ask")
+        photo_ask = card.get("corrects") or card["ask_id"]
+        return self._guarded(client, lambda: Outcome(
+            card=self.service.ask_correction(text or "", photo_ask, client=client).to_dict(), from_photo=True))
+
+    def _guarded(self, client: str, run) -> Outcome:
         allowed, wait = self.limiter.allow(client)
         if not allowed:
             return Outcome(message_key="too_many", message_values=(("seconds", str(max(1, math.ceil(wait)))),))
         try:
-            if photo_path:
-                return Outcome(card=self._ask_photo(Path(photo_path).read_bytes(), client), from_photo=True)
-            return Outcome(card=self.service.ask(text or "", client=client).to_dict())
+            return run()
+        except NotAPhotoAsk:
+            return Outcome(message_key="not_a_photo_ask")
         except EmptyQuestionError:
             return Outcome(message_key="empty")
         except BadQuestionError:  # not valid text, too long, unreadable by the encoder
@@ -79,9 +98,10 @@ class StudentDesk:
             log.exception("student ask failed")
             return Outcome(message_key="failed")
 
-    def _ask_photo(self, data: bytes, client: str) -> dict:
+    def _ask_photo(self, data: bytes, client: str, crop: tuple | None = None) -> dict:
         try:
-            card = self.service.ask_photo(data, client=client)
+            card = self.service.ask_photo(data, client=client, crop=crop) if crop else \
+                self.service.ask_photo(data, client=client)
         except NoTextFound:
             self.archive.save(data)  # the ask is logged: let the teacher see the photo
             raise
@@ -113,26 +133,45 @@ class _Card:
         self.__dict__.update(data)
 
 
+def tap(points: tuple, index) -> tuple:
+    """The crop's corners after one more tap on the photo: a third tap starts again."""
+    point = (float(index[0]), float(index[1]))
+    return (*points, point) if len(points) < 2 else (point,)
+
+
+def crop_box(points: tuple) -> tuple | None:
+    return (*points[0], *points[1]) if len(points) == 2 else None
+
+
+WARNINGS = ("empty", "bad_text", "too_many", "busy", "photo_unavailable", "not_a_photo_ask")
+
+
 def render(outcome: Outcome | None, lang: str) -> list:
-    """Updates for: message, read-from-photo, answer, meta, 3 similar buttons, similar
-    label, viewer, feedback row, feedback note."""
+    """Updates for: message, read-from-photo box, answer, meta, 3 similar buttons, similar
+    label, viewer, feedback row, feedback note, re-ask button, choices."""
     hidden = gr.update(visible=False)
-    blank = [hidden, hidden, gr.update(value="", visible=False), hidden] + [hidden] * SIMILAR_SHOWN
-    blank += [hidden, gr.update(value="", visible=False), hidden, gr.update(value="")]
+    blank = [hidden, gr.update(value="", visible=False), gr.update(value="", visible=False), hidden]
+    blank += [hidden] * SIMILAR_SHOWN
+    blank += [hidden, gr.update(value="", visible=False), hidden, gr.update(value=""), hidden,
+              gr.update(choices=[], value=None, visible=False)]
     if outcome is None:
         return blank
     card = outcome.card
     if card is None:
         text = outcome.message_text or t(lang, outcome.message_key, **dict(outcome.message_values))
-        kind = "warn" if outcome.message_key in ("empty", "bad_text", "too_many", "busy", "photo_unavailable") else "error"
-        blank[0] = gr.update(value=message_html(text, kind), visible=True)
+        blank[0] = gr.update(value=message_html(text, "warn" if outcome.message_key in WARNINGS else "error"),
+                             visible=True)
+        return blank
+    if card.get("choices"):
+        blank[0] = gr.update(value=message_html(card.get("message") or t(lang, "choose"), "warn"), visible=True)
+        blank[-1] = gr.update(choices=list(card["choices"]), value=None, label=t(lang, "choose"), visible=True)
         return blank
     view = _Card(card)
     out: list = []
     out.append(gr.update(value=message_html(t(lang, "abstain")), visible=True) if view.abstained else hidden)
     read = card.get("question") if outcome.from_photo else None
-    out.append(gr.update(value=f"**{t(lang, 'read_from_photo')}:** {safe_markdown(read)}", visible=True)
-               if read else hidden)
+    out.append(gr.update(value=read, label=t(lang, "read_from_photo"), visible=True)
+               if outcome.from_photo else gr.update(value="", visible=False))
     if view.abstained:
         out += [gr.update(value="", visible=False), hidden]
     else:
@@ -145,6 +184,8 @@ def render(outcome: Outcome | None, lang: str) -> list:
     out.append(gr.update(value="", visible=False))
     out.append(gr.update(visible=True))
     out.append(gr.update(value=""))
+    out.append(gr.update(value=t(lang, "reask"), visible=outcome.from_photo))
+    out.append(gr.update(choices=[], value=None, visible=False))
     return out
 
 
@@ -153,6 +194,7 @@ def build_student(desk: StudentDesk, ui: UiConfig) -> gr.Blocks:
     tr = Translations(lang0)
     with gr.Blocks(title=t(lang0, "title"), fill_width=False, delete_cache=(3600, 3600)) as page:
         outcome = gr.State(None)
+        corners = gr.State(())
         with gr.Row(elem_classes="eq-header", equal_height=True):
             tr.add(gr.Markdown(f"# {t(lang0, 'title')}", min_width=160),
                    value=lambda lang: f"# {t(lang, 'title')}")
@@ -166,12 +208,16 @@ def build_student(desk: StudentDesk, ui: UiConfig) -> gr.Blocks:
                                     sources=["upload", "clipboard"], height=220, elem_id="eq-photo",
                                     placeholder=t(lang0, "photo_ph")),
                            label="photo", placeholder="photo_ph")
+            crop_note = tr.add(gr.Markdown(t(lang0, "crop_hint"), elem_id="eq-crop-note"), value="crop_hint")
             with gr.Row():
                 ask = tr.add(gr.Button(t(lang0, "ask"), variant="primary", elem_id="eq-ask", scale=3), value="ask")
                 clear = tr.add(gr.Button(t(lang0, "clear"), elem_id="eq-clear", scale=1), value="clear")
         with gr.Column(elem_id="eq-card"):
             message = gr.HTML(visible=False, elem_id="eq-message")
-            read = gr.Markdown(visible=False, elem_id="eq-read", latex_delimiters=LATEX_DELIMITERS)
+            choices = gr.Radio(choices=[], visible=False, elem_id="eq-choices")
+            read = gr.Textbox(visible=False, elem_id="eq-read", lines=2, max_lines=8, max_length=20_000,
+                              interactive=True)
+            reask = gr.Button(t(lang0, "reask"), visible=False, size="sm", elem_id="eq-reask")
             answer = gr.Markdown(visible=False, elem_id="eq-answer", elem_classes="eq-answer",
                                  latex_delimiters=LATEX_DELIMITERS, sanitize_html=True)
             meta = gr.HTML(visible=False, elem_id="eq-meta")
@@ -183,14 +229,34 @@ def build_student(desk: StudentDesk, ui: UiConfig) -> gr.Blocks:
                 up = tr.add(gr.Button(t(lang0, "helpful"), size="sm", elem_id="eq-up"), value="helpful")
                 down = tr.add(gr.Button(t(lang0, "not_helpful"), size="sm", elem_id="eq-down"), value="not_helpful")
             feedback_note = gr.Markdown(elem_id="eq-feedback-note")
-        card_outputs = [message, read, answer, meta, *similar, similar_label, viewer, feedback_row, feedback_note]
+        card_outputs = [message, read, answer, meta, *similar, similar_label, viewer, feedback_row, feedback_note,
+                        reask, choices]
 
-        def do_ask(text, photo_path, lang_now, request: gr.Request):
-            result = desk.ask(text, photo_path, _client(request))
+        def do_ask(text, photo_path, points, lang_now, request: gr.Request):
+            result = desk.ask(text, photo_path, _client(request), crop_box(points) if photo_path else None)
             return [result, *render(result, lang_now)]
 
-        ask.click(do_ask, [question, photo, lang], [outcome, *card_outputs],
+        ask.click(do_ask, [question, photo, corners, lang], [outcome, *card_outputs],
                   concurrency_limit=ui.student_concurrency, api_visibility="private")
+
+        def on_tap(points, lang_now, evt: gr.SelectData):
+            points = tap(points, evt.index)
+            return points, t(lang_now, "crop_set" if len(points) == 2 else "crop_one")
+
+        photo.select(on_tap, [corners, lang], [corners, crop_note], api_visibility="private")
+        photo.change(lambda lang_now: ((), t(lang_now, "crop_hint")), lang, [corners, crop_note],
+                     api_visibility="private")
+
+        def do_correct(text, current: Outcome | None, lang_now, request: gr.Request):
+            result = desk.correct(text, current, _client(request))
+            if result.card is None:  # keep the photo's card; show why nothing was asked
+                return [current, *_with_message(render(current, lang_now), render(result, lang_now))]
+            return [result, *render(result, lang_now)]
+
+        reask.click(do_correct, [read, outcome, lang], [outcome, *card_outputs],
+                    concurrency_limit=ui.student_concurrency, api_visibility="private")
+        choices.input(do_correct, [choices, outcome, lang], [outcome, *card_outputs],
+                      concurrency_limit=ui.student_concurrency, api_visibility="private")
 
         def do_clear():
             return [None, "", None, *render(None, lang0)]
@@ -231,6 +297,11 @@ def build_student(desk: StudentDesk, ui: UiConfig) -> gr.Blocks:
     # Bounded: past this many waiting, Gradio tells the student the queue is full at once.
     page.queue(default_concurrency_limit=ui.student_concurrency, max_size=ui.student_concurrency * 8)
     return page
+
+
+def _with_message(card_updates: list, message_updates: list) -> list:
+    """The card as it was, with the message of a refused re-ask above it."""
+    return [message_updates[0], *card_updates[1:]]
 
 
 def _client(request: gr.Request | None) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -10,9 +11,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from appliance.asklog.tokens import AskTokens
-from appliance.asklog.log import AskLog, AskRecord
+from appliance.asklog.log import AskLog, AskRecord, UnknownAskError
 from appliance.common.batcher import ItemFailed, MicroBatcher
-from appliance.ask.card import ABSTAIN_MESSAGE, AnswerCard, SimilarQuestion
+from appliance.ask.card import ABSTAIN_MESSAGE, CHOOSE_MESSAGE, AnswerCard, SimilarQuestion
 from appliance.config import Config
 from appliance.ask.dense_index import DenseIndex
 from appliance.bank.kb import QuestionBank
@@ -56,6 +57,10 @@ class PhotoUnavailable(RuntimeError):
 
 class UnreadableQuestionError(BadQuestionError):
     """The encoder failed on this question alone (its batch-mates were answered)."""
+
+
+class NotAPhotoAsk(ValueError):
+    """A correction names an ask that is not a photo ask of this log."""
 
 
 class _Stopwatch:
@@ -235,11 +240,29 @@ class AskService:
         """Answer one question. The ask is in the log before this returns."""
         return self._ask(text, client, kind, _Stopwatch(), ocr=None)
 
-    def ask_photo(self, photo: bytes, client: str = "") -> AnswerCard:
+    def ask_correction(self, text: str, photo_ask_id: int, client: str = "") -> AnswerCard:
+        """Ask the text the student edited (or picked) after a photo ask; logged as a
+        correction of that photo ask (kind ``photo_edit``, ``corrects_ask_id``)."""
+        try:
+            original = self.asks.get(int(photo_ask_id))
+        except (UnknownAskError, ValueError, TypeError):
+            raise NotAPhotoAsk(f"no photo ask {photo_ask_id!r} to correct") from None
+        if original["kind"] not in ("photo", "photo_edit"):
+            raise NotAPhotoAsk(f"ask {photo_ask_id} was not asked by photo")
+        first = original["corrects_ask_id"] or original["id"]  # corrections chain to the photo ask
+        return self._ask(text, client, "photo_edit", _Stopwatch(), ocr=None, corrects=first)
+
+    def ask_photo(self, photo: bytes, client: str = "", crop: tuple | None = None) -> AnswerCard:
         """Answer a photographed question: OCR, then the text path. The photo is kept under
         the data dir. Raises ``ImageRejected`` for an upload that is not a usable photo; a
-        photo without text gets an abstaining card and is logged for the teacher."""
+        photo without text gets an abstaining card and is logged for the teacher. ``crop``
+        (x0, y0, x1, y1 in the upright photo's pixels): only that part is read and kept."""
         watch = _Stopwatch()
+        if crop is not None:
+            from appliance.ocr import OcrSettings
+            from appliance.ocr.crop import crop_photo
+
+            photo = crop_photo(photo, crop, OcrSettings.from_config(self.config).limits)
         result = self._photo_reader().read(photo, client=client)
         for stage, ms in result.stage_ms.items():
             watch.stages[f"ocr_{stage}"] = ms
@@ -247,6 +270,8 @@ class AskService:
         self.photos.save(photo)
         if result.empty:
             return self._unreadable_photo(result, client, watch)
+        if result.ambiguous:
+            return self._ambiguous_photo(result, client, watch)
         return self._ask(result.text, client, "photo", watch, ocr=result)
 
     def _photo_reader(self):
@@ -290,7 +315,22 @@ class AskService:
                           message=NoTextFound.MESSAGE, stage_ms=watch.stages,
                           backend=result.backend, ask_token=self.tokens.token(ask_id), served_by=self.served_by(photo=True))
 
-    def _ask(self, text: str, client: str, kind: str, watch: "_Stopwatch", ocr) -> AnswerCard:
+    def _ambiguous_photo(self, result, client: str, watch: _Stopwatch) -> AnswerCard:
+        """Two or more whole problems with equal claim: no answer, the student picks one."""
+        ask_id = self.asks.record(AskRecord(
+            client=client, kind="photo", question="", truncated=False, matched_id=None,
+            confidence=0.0, abstained=True, stage_ms=watch.stages, backend=result.backend,
+            ocr_text=result.page_text, ocr_confidence=result.confidence, photo_sha256=result.sha256,
+        ))
+        watch.lap("log")
+        self.metrics.record_ask("photo", "ambiguous", watch.stages, sum(watch.stages.values()))
+        limit = self.config.ask.max_question_chars
+        return AnswerCard(ask_id=ask_id, question="", abstained=True, confidence=0.0, message=CHOOSE_MESSAGE,
+                          stage_ms=watch.stages, backend=result.backend, ask_token=self.tokens.token(ask_id),
+                          choices=[choice[:limit] for choice in result.choices])
+
+    def _ask(self, text: str, client: str, kind: str, watch: "_Stopwatch", ocr,
+             corrects: int | None = None) -> AnswerCard:
         question = clean_question(text, self.config.ask.max_question_chars)
         watch.lap("normalise")
         self.refresh_index()
@@ -309,13 +349,15 @@ class AskService:
             client=client, kind=kind, question=question.text, truncated=question.truncated,
             matched_id=best[1]["id"] if best else None, confidence=decision.confidence,
             abstained=decision.abstained, stage_ms=watch.stages, backend=self.encoder.backend_name,
-            ocr_text=ocr.text if ocr else None, ocr_confidence=ocr.confidence if ocr else None,
-            photo_sha256=ocr.sha256 if ocr else None,
+            ocr_text=(ocr.page_text or ocr.text) if ocr else None,
+            ocr_confidence=ocr.confidence if ocr else None,
+            photo_sha256=ocr.sha256 if ocr else None, corrects=corrects,
         ))
         watch.lap("log")
         total = sum(ms for stage, ms in watch.stages.items() if not stage.startswith("ocr_"))
         self.metrics.record_ask(kind, "abstained" if decision.abstained else "answered", watch.stages, total)
-        return self._card(ask_id, question, decision, watch.stages, cached, photo=ocr is not None)
+        card = self._card(ask_id, question, decision, watch.stages, cached, photo=ocr is not None)
+        return dataclasses.replace(card, corrects=corrects) if corrects is not None else card
 
     def decide_only(self, text: str) -> Decision:
         """The decision for a question without logging it (evaluation, benchmarks)."""
@@ -335,7 +377,7 @@ class AskService:
     def decide_photo_only(self, photo: bytes) -> Decision:
         """The decision for a photographed question without logging it (evaluation)."""
         result = self._photo_reader().read(photo)
-        if result.empty:
+        if result.empty or result.ambiguous:
             return Decision(None, 0.0, True, [])
         return self.decide_only(result.text)
 

@@ -37,6 +37,8 @@ class AskRecord:
     ocr_text: str | None = None
     ocr_confidence: float | None = None
     photo_sha256: str | None = None
+    #: The photo ask this one corrects (the student edited the text read from the photo).
+    corrects: int | None = None
 
 
 class AskLog:
@@ -73,7 +75,7 @@ class AskLog:
         return (
             self.clock(), ask.client, ask.kind, ask.question, int(ask.truncated), ask.ocr_text,
             ask.ocr_confidence, ask.photo_sha256, ask.matched_id, ask.confidence,
-            int(ask.abstained), json.dumps(ask.stage_ms), ask.backend,
+            int(ask.abstained), json.dumps(ask.stage_ms), ask.backend, ask.corrects,
         )
 
     def get(self, ask_id: int) -> dict:

@@ -25,7 +25,8 @@ import numpy as np
 
 from appliance.ocr.cer import errors
 from appliance.ocr.evaluate import find_photo, read_truth
-from appliance.ocr.layout import TextBox, arrange
+from appliance.ocr.layout import TextBox
+from appliance.ocr.page import arrange_page
 from appliance.ocr.reader import OcrReader
 from appliance.ocr.settings import OcrSettings
 
@@ -78,7 +79,7 @@ def rapidocr_with_our_layout(output) -> str:
         return ""
     boxes = [TextBox(t, float(s), np.asarray(b, np.float32))
              for b, t, s in zip(output.boxes, output.txts, output.scores)]
-    return arrange(boxes, output.img.shape[0]).text
+    return arrange_page(boxes, (output.img.shape[1], output.img.shape[0])).text
 
 
 def compare(folder: Path, reader: OcrReader, engine, repeat: int) -> dict:

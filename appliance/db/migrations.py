@@ -44,6 +44,7 @@ STEPS: tuple[Step, ...] = (
     Step(2, "index on kb_entries.origin", sql.MIGRATE_2_ORIGIN_INDEX),
     Step(3, "a random identity for the database", sql.MIGRATE_3_STORE_ID),
     Step(4, "teachers' aliases and known negatives (answer verification)", sql.TEACHER_MEMORY_SCHEMA),
+    Step(5, "asks.corrects_ask_id: a student's edit of a photo ask's text", sql.MIGRATE_5_ASK_CORRECTS),
 )
 
 

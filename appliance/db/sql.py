@@ -84,6 +84,8 @@ MIGRATE_2_ORIGIN_INDEX = "CREATE INDEX IF NOT EXISTS kb_entries_by_origin ON kb_
 #: Step 3: a random identity for this database (kept by backups), so that `eduqa ask` uses
 #: a running daemon only when it serves the same database.
 MIGRATE_3_STORE_ID = "INSERT OR IGNORE INTO meta (key, value) VALUES ('store_id', lower(hex(randomblob(16))));"
+#: Step 5: a photo ask's text edited by the student is logged as a correction of that ask.
+MIGRATE_5_ASK_CORRECTS = "ALTER TABLE asks ADD COLUMN corrects_ask_id INTEGER;"
 SCHEMA_VERSION_GET = "PRAGMA user_version"
 #: ``PRAGMA`` takes no parameters; the value is always an int from the step list.
 SCHEMA_VERSION_SET = "PRAGMA user_version = {version:d}"
@@ -137,18 +139,20 @@ META_SET = (
 # --- ask log -------------------------------------------------------------------------
 ASK_INSERT = (
     "INSERT INTO asks (asked_at, client, kind, question, truncated, ocr_text, ocr_confidence, "
-    "photo_sha256, matched_id, confidence, abstained, stage_ms, backend) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "photo_sha256, matched_id, confidence, abstained, stage_ms, backend, corrects_ask_id) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 ASK_COLUMNS = (
     "id, asked_at, client, kind, question, truncated, ocr_text, ocr_confidence, photo_sha256, "
-    "matched_id, confidence, abstained, stage_ms, backend, feedback, review_status, teacher_answer"
+    "matched_id, confidence, abstained, stage_ms, backend, feedback, review_status, teacher_answer, "
+    "corrects_ask_id"
 )
 ASK_GET = f"SELECT {ASK_COLUMNS} FROM asks WHERE id = ?"
 ASK_TAIL = f"SELECT {ASK_COLUMNS} FROM asks ORDER BY id DESC LIMIT ?"
 ASK_ALL = f"SELECT {ASK_COLUMNS} FROM asks ORDER BY id"
 ASK_COUNT = "SELECT count(*) FROM asks"
 ASK_SET_FEEDBACK = "UPDATE asks SET feedback = ? WHERE id = ?"
+#: Columns added after the first release: (column, declaration), added to older databases.
 #: Distinct questions asked, newest first (engine calibration text).
 ASK_RECENT_QUESTIONS = (
     "SELECT question FROM asks WHERE question != '' GROUP BY question ORDER BY max(id) DESC LIMIT ?"

@@ -1,16 +1,21 @@
 """Character error rate: edit distance over characters after NFKC, whitespace ignored.
 
 NFKC folds full-width forms and sub/superscripts (H₂O == H2O, ：== :, x² == x2), so
-the rate counts misread characters, not typography.
+the rate counts misread characters, not typography. A blank to fill in counts as one
+token whatever its length: any run of two or more underscores is ``____`` on both sides
+(the OCR step writes every blank, printed as underscores or as a drawn line, that way).
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
+
+_BLANK = re.compile(r"_{2,}")
 
 
 def normalise(text: str) -> str:
-    return "".join(unicodedata.normalize("NFKC", text).split())
+    return _BLANK.sub("____", "".join(unicodedata.normalize("NFKC", text).split()))
 
 
 def edit_distance(a: str, b: str) -> int:

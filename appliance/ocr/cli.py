@@ -82,9 +82,11 @@ def eval_ocr(config, folder: str, as_json: bool) -> None:
         click.echo(json.dumps(result.summary()))
         return
     for image in result.images:
-        note = f"  rejected: {image.rejected}" if image.rejected else ""
+        note = f"  rejected: {image.rejected}" if image.rejected else "  (equal claim: choices)" if image.ambiguous else ""
         click.echo(f"{image.qid}\tCER {image.cer:.3f}\t{image.ms:.0f} ms{note}")
     for qid in result.missing:
         click.echo(f"{qid}\tno photo")
     stages = ", ".join(f"{k} {v:.0f}" for k, v in result.stage_ms.items())
-    click.echo(f"CER {result.cer:.4f} over {result.n} photos; median {result.median_ms:.0f} ms ({stages})")
+    ambiguous = result.summary()["ambiguous"]
+    click.echo(f"CER {result.cer:.4f} over {result.n} photos; median {result.median_ms:.0f} ms ({stages})"
+               + (f"; {ambiguous} with equal claims" if ambiguous else ""))

@@ -44,15 +44,16 @@ class TextDetector:
         self._input = backend.input_names[0]
         self._output = backend.output_names[0]
 
-    def detect(self, image: np.ndarray) -> list[Detection]:
-        tensor, scale = self.prepare(image)
+    def detect(self, image: np.ndarray, max_side: int | None = None) -> list[Detection]:
+        """``max_side`` overrides the configured size for this photo (smaller when busy)."""
+        tensor, scale = self.prepare(image, max_side)
         prob = self.backend.run({self._input: tensor})[self._output][0, 0]
         return self.boxes(prob, scale, image.shape[1], image.shape[0])
 
-    def prepare(self, image: np.ndarray) -> tuple[np.ndarray, tuple[float, float]]:
+    def prepare(self, image: np.ndarray, max_side: int | None = None) -> tuple[np.ndarray, tuple[float, float]]:
         """Resize to the detector's size (multiples of 32) and normalise to [-1, 1], NCHW."""
         height, width = image.shape[:2]
-        ratio = min(1.0, self.params.max_side / max(height, width))
+        ratio = min(1.0, (max_side or self.params.max_side) / max(height, width))
         new_h = max(32, round(height * ratio / 32) * 32)
         new_w = max(32, round(width * ratio / 32) * 32)
         resized = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_AREA if ratio < 1 else cv2.INTER_LINEAR)

@@ -37,6 +37,9 @@ class ImageScore:
     truth: str
     rejected: str = ""  # the ImageRejected reason, if the photo was refused
     stage_ms: dict[str, float] = field(default_factory=dict)
+    # Complete problems had equal claim: the ask path would list them, not answer; ``text``
+    # (scored) is the most central one.
+    ambiguous: bool = False
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,8 @@ class OcrEvalReport:
     missing: tuple[str, ...]  # qids in truth.csv without a photo
 
     def summary(self) -> dict:
-        return {"cer": round(self.cer, 5), "n": self.n, "median_ms": round(self.median_ms, 1)}
+        return {"cer": round(self.cer, 5), "n": self.n, "median_ms": round(self.median_ms, 1),
+                "ambiguous": sum(i.ambiguous for i in self.images)}
 
     def to_dict(self) -> dict:
         return {**self.summary(), "stage_ms": self.stage_ms, "missing": list(self.missing),
@@ -100,7 +104,8 @@ def score_one(reader: OcrReader, row: TruthRow, photo: Path) -> ImageScore:
         return ImageScore(row.qid, 1.0 if chars else 0.0, edits, chars, 0.0, "", row.text, exc.reason)
     edits, chars = errors(row.text, result.text)
     return ImageScore(row.qid, edits / chars if chars else float(edits > 0), edits, chars,
-                      result.total_ms, result.text, row.text, stage_ms=result.stage_ms)
+                      result.total_ms, result.text, row.text, stage_ms=result.stage_ms,
+                      ambiguous=result.ambiguous)
 
 
 def report(scores: list[ImageScore], missing: tuple[str, ...]) -> OcrEvalReport:

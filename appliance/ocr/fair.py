@@ -5,9 +5,11 @@ their *start tag*: a client's next photo starts where its previous one finished,
 photo's cost is its pixel count (from the header, before decoding). So a student who
 sends photo after photo, or photos of 40 megapixels, moves their own later photos back
 and never the class's: another address's first photo starts at the current virtual time
-and goes ahead of them. At most ``per_client_max`` photos of one address are waiting or
-being read (one more is refused at once), and at most ``queue_max`` photos wait in all.
-Callers without an address (the CLI, evaluation) are not capped per client.
+and goes ahead of them. Each address may have ``per_client_max`` photos waiting or being
+read; past that share it is admitted only while fewer than half of ``queue_max`` photos
+wait (one more is refused at once). So a class behind one NAT address can still fill an
+idle reader, while one sender never holds more than half the queue. At most ``queue_max``
+photos wait in all. Callers without an address (the CLI, evaluation) are not capped.
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ class FairTurns:
         if len(self._waiting) >= self.queue_max:
             raise Overloaded(f"photo reader busy: {len(self._waiting)} photos waiting")
         held = self._held.get(client, 0)
-        if client and held >= self.per_client_max:
+        if client and held >= self.per_client_max and len(self._waiting) >= self.queue_max // 2:
             raise ClientOverloaded(f"this address already has {held} photos being read; wait for them")
         start = max(self._virtual, self._finish.get(client, 0.0))
         self._finish[client] = start + cost

@@ -1,15 +1,16 @@
-"""Recognised boxes → the question text: filtering, reading order, line merging, paragraphs.
+"""Recognised boxes → lines: filtering, rows, joining pieces of text.
 
-1. Drop what is not the question: empty or low-confidence readings, and lines cut by
-   the top or bottom edge of the frame (the neighbouring question's line half in
+1. Drop what is not text of the page: empty or low-confidence readings, and lines cut
+   by the top or bottom edge of the frame (the neighbouring question's line half in
    frame: it touches the edge and is clearly shorter than the page's other lines).
-2. Reading order: boxes sorted top to bottom; boxes whose vertical centres lie within
-   half a line height form one row, read left to right and merged into one line.
-3. Paragraphs: consecutive rows closer than ``paragraph_gap`` line heights continue
-   one paragraph. Pieces are joined with nothing between CJK text (Chinese does not
-   space its words) and with one space between Latin words, numbers or operators;
-   paragraphs are joined with a newline. Recognised characters (formulas, symbols)
-   are kept as they are.
+2. Rows: boxes whose vertical centres lie within half a line height form one row,
+   read left to right and merged into one line.
+3. Pieces are joined with nothing between CJK text (Chinese does not space its words)
+   and with one space between Latin words, numbers or operators. Recognised characters
+   (formulas, symbols) are kept as they are.
+
+Which rows make one problem, and which problem the student framed: ``blocks.py``,
+``select.py``; the whole step: ``page.py``.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ class LayoutParams:
     # height of the lines clear of the edges is the neighbouring text cut by the frame.
     cut_height: float = 0.75
     edge_margin: float = 4.0  # pixels
-    paragraph_gap: float = 0.9  # line heights of empty space that start a new paragraph
 
 
 @dataclass(frozen=True)
@@ -66,13 +66,8 @@ class Layout:
     lines: tuple[OcrLine, ...]
     confidence: float  # character-weighted mean over the kept lines; 0 when none
     dropped: int
-
-
-def arrange(boxes: list[TextBox], image_height: int, params: LayoutParams = LayoutParams()) -> Layout:
-    kept = keep_question_lines(boxes, image_height, params)
-    rows = [merge_row(row) for row in group_rows(kept)]
-    lines = tuple(line for line, _ in rows)
-    return Layout(join_paragraphs(rows, params), lines, mean_confidence(lines), len(boxes) - len(kept))
+    page_text: str = ""  # everything read on the page (the problem chosen from it is ``text``)
+    choices: tuple[str, ...] = ()  # problems with equal claim to be the one framed
 
 
 def mean_confidence(lines: tuple[OcrLine, ...]) -> float:
@@ -125,18 +120,6 @@ def merge_row(row: list[TextBox]) -> tuple[OcrLine, tuple[float, float, float]]:
     confidence = float(np.average([b.confidence for b in row], weights=chars))
     line = OcrLine(text, confidence, ((x0, y0), (x1, y0), (x1, y1), (x0, y1)))
     return line, (y0, y1, row_height(row))
-
-
-def join_paragraphs(rows: list[tuple[OcrLine, tuple[float, float, float]]], params: LayoutParams) -> str:
-    paragraphs: list[str] = []
-    previous_bottom = None
-    for line, (top, bottom, height) in rows:
-        if paragraphs and previous_bottom is not None and top - previous_bottom < params.paragraph_gap * height:
-            paragraphs[-1] = join(paragraphs[-1], line.text)
-        else:
-            paragraphs.append(line.text)
-        previous_bottom = bottom
-    return "\n".join(paragraphs)
 
 
 def join(left: str, right: str) -> str:

@@ -21,7 +21,8 @@ import numpy as np
 from appliance.ocr.errors import OcrBackendUnavailable
 from appliance.ocr.geometry import order_quad
 from appliance.ocr.image import DecodedImage
-from appliance.ocr.layout import LayoutParams, TextBox, arrange
+from appliance.ocr.layout import LayoutParams, TextBox
+from appliance.ocr.page import arrange_page
 from appliance.ocr.pipeline import PageText
 from appliance.ocr.settings import OcrSettings
 from appliance.ocr.timing import Stopwatch
@@ -57,9 +58,10 @@ class PaddleOcrPipeline:
         boxes = [TextBox(text, score, order_quad(np.asarray(poly, np.float32).reshape(4, 2)))
                  for text, score, poly in self._raw(image.pixels)]
         watch.lap("paddleocr")
-        layout = arrange(boxes, image.pixels.shape[0], self.layout)
+        layout = arrange_page(boxes, (image.pixels.shape[1], image.pixels.shape[0]), self.layout)
         watch.lap("layout")
-        return PageText(layout.text, layout.lines, layout.confidence, layout.dropped, 0, watch.stages)
+        return PageText(layout.text, layout.lines, layout.confidence, layout.dropped, 0, watch.stages,
+                        layout.page_text, layout.choices)
 
     def _raw(self, pixels: np.ndarray) -> list[tuple[str, float, Any]]:
         if hasattr(self.engine, "predict"):  # PaddleOCR 3.x

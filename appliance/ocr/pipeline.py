@@ -21,8 +21,10 @@ import numpy as np
 from appliance.ocr.cls import AngleClassifier, is_sideways
 from appliance.ocr.det import DetParams, TextDetector
 from appliance.ocr.geometry import crop_line, rotate_page
+from appliance.ocr.glyphs import refine
 from appliance.ocr.image import DecodedImage
-from appliance.ocr.layout import LayoutParams, TextBox, arrange
+from appliance.ocr.layout import LayoutParams, TextBox
+from appliance.ocr.page import arrange_page
 from appliance.ocr.rec import HEIGHT, Reading, TextRecognizer
 from appliance.ocr.result import OcrLine
 from appliance.ocr.settings import OcrSettings
@@ -40,6 +42,8 @@ class PageText:
     dropped: int = 0
     rotation: int = 0
     stage_ms: dict[str, float] = field(default_factory=dict)
+    page_text: str = ""  # everything read; ``text`` is the problem chosen from it
+    choices: tuple[str, ...] = ()  # problems with equal claim (the student picks)
 
 
 class OcrPipeline(Protocol):
@@ -96,12 +100,12 @@ class PpOcrPipeline:
         page = self.find_lines(image)
         return self.finish(page, self.recognizer.read(page.crops) if page.crops else [])
 
-    def find_lines(self, image: DecodedImage) -> FoundLines:
+    def find_lines(self, image: DecodedImage, det_max_side: int | None = None) -> FoundLines:
         """Detection and page orientation: the text lines as upright crops, not yet read.
         (The reader runs this per photo and sends the crops of all photos in flight to
         recognition in shared batches.)"""
         watch = Stopwatch()
-        quads = [d.quad for d in self.detector.detect(image.pixels)]
+        quads = [d.quad for d in self.detector.detect(image.pixels, det_max_side)]
         watch.lap("det")
         if not quads:
             return FoundLines(image.pixels, [], [], 0, watch)
@@ -114,10 +118,12 @@ class PpOcrPipeline:
         if not page.quads:
             return PageText("", (), stage_ms={**watch.stages, "cls": 0.0, "rec": 0.0, "layout": 0.0})
         watch.lap("rec")
+        readings = [refine(r, crop) for r, crop in zip(readings, page.crops)]  # blanks, x², a₁
         boxes = [TextBox(r.text, r.confidence, q) for r, q in zip(readings, page.quads)]
-        layout = arrange(boxes, page.pixels.shape[0], self.layout)
+        layout = arrange_page(boxes, (page.pixels.shape[1], page.pixels.shape[0]), self.layout)
         watch.lap("layout")
-        return PageText(layout.text, layout.lines, layout.confidence, layout.dropped, page.rotation, watch.stages)
+        return PageText(layout.text, layout.lines, layout.confidence, layout.dropped, page.rotation, watch.stages,
+                        layout.page_text, layout.choices)
 
     def upright(self, pixels: np.ndarray, quads: list[np.ndarray], watch: Stopwatch):
         """Turn the page (and its boxes) to read upright; returns pixels, quads, 48-px crops, degrees."""

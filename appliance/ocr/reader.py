@@ -42,13 +42,16 @@ log = logging.getLogger(__name__)
 
 class OcrReader:
     def __init__(self, pipeline: OcrPipeline, limits: ImageLimits = ImageLimits(), cache_size: int = 256,
-                 queue_max: int = 8, deadline_s: float = 20.0, rec_batch_wait_ms: float = 5.0,
-                 per_client_max: int = 2):
+                 queue_max: int = 48, deadline_s: float = 20.0, rec_batch_wait_ms: float = 5.0,
+                 per_client_max: int = 2, busy_queue: int = 0, det_max_side_busy: int = 0):
         self.pipeline = pipeline
         self.limits = limits
         self.cache_size = cache_size
         self.queue_max = queue_max
         self.deadline_s = deadline_s
+        # With ``busy_queue`` or more photos waiting, detect on ``det_max_side_busy`` (0: never).
+        self.busy_queue = busy_queue
+        self.det_max_side_busy = det_max_side_busy
         self._cache: OrderedDict[str, OcrResult] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._turns = FairTurns(queue_max, per_client_max)
@@ -63,7 +66,8 @@ class OcrReader:
         """``backend_factory(role, path)`` serves the PP-OCR models (the engines manager's);
         None: ONNX Runtime."""
         return cls(open_pipeline(settings, backend_factory), settings.limits, settings.cache_size, settings.queue_max,
-                   settings.deadline_s, settings.rec_batch_wait_ms, settings.per_client_max)
+                   settings.deadline_s, settings.rec_batch_wait_ms, settings.per_client_max,
+                   settings.busy_queue, settings.det_max_side_busy)
 
     @property
     def backend(self) -> str:
@@ -109,7 +113,7 @@ class OcrReader:
             if self.rec_batcher is None:  # a pipeline read as a whole (PaddleOCR)
                 page = self.pipeline.read(image)
             else:
-                lines = self.pipeline.find_lines(image)
+                lines = self.pipeline.find_lines(image, self._det_side())
         if self.rec_batcher is not None:
             timeout = max(0.0, deadline - time.monotonic())
             readings = self.rec_batcher.submit_many(lines.crops, timeout) if lines.crops else []
@@ -118,11 +122,16 @@ class OcrReader:
             text=page.text, confidence=page.confidence, lines=page.lines,
             stage_ms=ordered_stages({"decode": decode_ms, **page.stage_ms}), sha256=sha256,
             backend=self.pipeline.name, rotation=page.rotation, dropped=page.dropped,
-            image_size=image.source_size,
+            image_size=image.source_size, page_text=page.page_text or page.text, choices=page.choices,
         )
         log.debug("OCR %s: %d line(s), confidence %.2f, %.0f ms", sha256[:12], len(result.lines),
                   result.confidence, result.total_ms)
         return result
+
+    def _det_side(self) -> int | None:
+        """A smaller detector input while a queue of photos waits (a class photographing at once)."""
+        busy = self.busy_queue > 0 and self._turns.waiting >= self.busy_queue
+        return self.det_max_side_busy if busy and self.det_max_side_busy else None
 
     def _cached(self, sha256: str) -> OcrResult | None:
         with self._cache_lock:

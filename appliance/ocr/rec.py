@@ -32,6 +32,8 @@ class RecParams:
 class Reading:
     text: str
     confidence: float
+    # Output time step of each character (column ``STRIDE * step`` of the 48-px crop).
+    steps: tuple[int, ...] = ()
 
 
 class TextRecognizer:
@@ -60,7 +62,7 @@ class TextRecognizer:
         if not keep.any():
             return Reading("", 0.0)
         text = "".join(self.characters[best[keep]])
-        return Reading(text, float(probs[keep, best[keep]].mean()))
+        return Reading(text, float(probs[keep, best[keep]].mean()), tuple(np.flatnonzero(keep).tolist()))
 
 
 def plan_batches(widths: list[int], params: RecParams) -> list[list[int]]:

@@ -23,7 +23,7 @@ class OcrLine:
 
 @dataclass(frozen=True)
 class OcrResult:
-    text: str  # the question text: lines in reading order, paragraphs joined by "\n"
+    text: str  # the framed problem's text (number and header left out), lines joined
     confidence: float  # character-weighted mean of the kept lines' confidences; 0 if none
     lines: tuple[OcrLine, ...]
     stage_ms: dict[str, float]  # decode, det, cls, rec, layout; {"cache": ms} on a cache hit
@@ -33,6 +33,12 @@ class OcrResult:
     cached: bool = False
     dropped: int = 0  # detected lines left out (cut by the frame edge, unreadable)
     image_size: tuple[int, int] = (0, 0)  # width, height of the photo as stored
+    page_text: str = ""  # everything read on the page; ``text`` is the problem chosen from it
+    choices: tuple[str, ...] = ()  # two or more problems with equal claim: the student picks or crops
+
+    @property
+    def ambiguous(self) -> bool:
+        return len(self.choices) > 1
 
     @property
     def empty(self) -> bool:
@@ -53,6 +59,7 @@ class OcrResult:
             "text": self.text, "confidence": round(self.confidence, 4), "sha256": self.sha256,
             "backend": self.backend, "rotation": self.rotation, "cached": self.cached,
             "dropped": self.dropped, "image_size": list(self.image_size),
+            "page_text": self.page_text, "choices": list(self.choices),
             "stage_ms": self.stage_ms, "total_ms": self.total_ms,
             "lines": [line.to_dict() for line in self.lines],
         }

@@ -24,16 +24,24 @@ class OcrSettings:
     min_confidence: float = 0.5  # lines read with less confidence are left out
     use_cls: bool = True  # decide upside-down pages with the angle classifier
     model_dir: str = ""  # folder holding PP-OCR ONNX (or PaddleOCR) models; "" = bundled
-    queue_max: int = 8  # photos waiting for the reader beyond this get 503 + Retry-After at once
+    queue_max: int = 48  # photos waiting for the reader beyond this get 503 + Retry-After at once (a class of 40)
     per_client_max: int = 2  # photos of one address waiting or being read at most (more: 503)
     deadline_s: float = 20.0  # a photo not read within this gets 503
     rec_batch_wait_ms: float = 5.0  # recognition waits this long for other photos' lines
+    # With this many photos waiting (0: never), the detector sees the next photo shrunk to
+    # ``det_max_side_busy``: about 0.56 of the work at 480, so a classroom burst drains.
+    busy_queue: int = 2
+    det_max_side_busy: int = 480
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
             raise OcrError(f"ocr.backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
         if self.det_max_side < 320 or self.det_max_side % 32:
             raise OcrError("ocr.det_max_side must be a multiple of 32, at least 320")
+        if self.busy_queue < 0 or (self.det_max_side_busy and (self.det_max_side_busy < 320
+                                                              or self.det_max_side_busy % 32)):
+            raise OcrError("ocr.busy_queue must be at least 0 and ocr.det_max_side_busy 0 or a multiple "
+                           "of 32, at least 320")
         if self.max_bytes < 1 or self.max_pixels < 1 or self.cache_size < 0 or self.threads < 0:
             raise OcrError("ocr.max_bytes and ocr.max_pixels must be positive; ocr.cache_size and "
                            "ocr.threads at least 0")

@@ -369,6 +369,15 @@ def test_student_asks_by_photo(live_server, browser, shots, tmp_path):
     page.wait_for_selector("#eq-meta .eq-conf, #eq-message .eq-message")
     assert "移项得" in page.inner_text("#eq-answer")
     assert "从照片中读到的题目" in page.inner_text("#eq-read")
+    assert "".join(page.input_value("#eq-read textarea").split()) == "解方程：2x+3=13"
+    page.fill("#eq-read textarea", "解方程：2x + 3 = 11")  # the student fixes what was read
+    page.click("#eq-reask")
+    for _ in range(60):  # the re-ask lands in the log before its card is shown
+        rows = live_server.service.asks.tail(2)
+        if rows[-1]["kind"] == "photo_edit":
+            break
+        page.wait_for_timeout(500)
+    assert rows[-1]["kind"] == "photo_edit" and rows[-1]["corrects_ask_id"] == rows[-2]["id"]
     sha = hashlib.sha256(photo.read_bytes()).hexdigest()
     assert live_server.mounted.teacher is not None
     assert any((Path(live_server.config.data_dir) / "photos").glob(f"{sha}.*"))

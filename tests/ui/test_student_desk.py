@@ -13,9 +13,9 @@ from appliance.common.batcher import Overloaded
 from appliance.ask.card import AnswerCard, SimilarQuestion
 from appliance.serve.ratelimit import RateLimiter
 from appliance.asklog.review import PhotoArchive
-from appliance.ask.service import PhotoUnavailable
+from appliance.ask.service import NotAPhotoAsk, PhotoUnavailable
 from appliance.common.textnorm import EmptyQuestionError
-from ui.student import SIMILAR_SHOWN, NoTextFound, Outcome, StudentDesk, render
+from ui.student import SIMILAR_SHOWN, NoTextFound, Outcome, StudentDesk, crop_box, render, tap
 
 CARD = AnswerCard(ask_id=7, question="解方程：2x + 3 = 13", abstained=False, confidence=0.99, answer="x = 5",
                   matched_id="m1", matched_question="解方程：2x + 3 = 13", knowledge_points=["方程"], source="课本",
@@ -45,6 +45,7 @@ class FakeService:
     asks: FakeAsks = field(default_factory=FakeAsks)
     bank: FakeBank = field(default_factory=FakeBank)
     seen: list = field(default_factory=list)
+    photo_card: AnswerCard = CARD
 
     def ask(self, text, client=""):
         self.seen.append(("text", text, client))
@@ -54,11 +55,17 @@ class FakeService:
             raise EmptyQuestionError("empty")
         return CARD
 
-    def ask_photo(self, data, client=""):
-        self.seen.append(("photo", len(data), client))
+    def ask_photo(self, data, client="", crop=None):
+        self.seen.append(("photo", len(data), client) if crop is None else ("photo", len(data), client, crop))
         if self.photo:
             raise self.photo
-        return CARD
+        return self.photo_card
+
+    def ask_correction(self, text, photo_ask_id, client=""):
+        self.seen.append(("correction", text, photo_ask_id))
+        if photo_ask_id != 7:
+            raise NotAPhotoAsk(photo_ask_id)
+        return AnswerCard(ask_id=9, question=text, abstained=False, confidence=0.9, answer="x = 4", corrects=7)
 
 
 def desk(tmp_path, service, burst=100):
@@ -86,8 +93,10 @@ def test_photo_ask_keeps_the_photo_and_shows_what_was_read(tmp_path):
     assert outcome.from_photo and service.seen[0][0] == "photo"
     sha = hashlib.sha256(photo.read_bytes()).hexdigest()
     assert student.archive.find(sha) is not None
-    read = render(outcome, "zh")[1]
-    assert read["visible"] is True and "从照片中读到的题目" in read["value"]
+    updates = render(outcome, "zh")
+    read, reask = updates[1], updates[-2]
+    assert read["visible"] is True and "从照片中读到的题目" in read["label"]
+    assert read["value"] == "解方程：2x + 3 = 13" and reask["visible"] is True
 
 
 def test_photo_without_text_is_kept_for_the_teacher(tmp_path):
@@ -152,3 +161,52 @@ def test_the_student_page_queue_is_bounded(tmp_path):  # issue 12, F7 on the pag
 
     page = build_student(desk(tmp_path, FakeService()), UiConfig(student_concurrency=4))
     assert page._queue.max_size == 32
+
+
+def test_the_edited_text_is_asked_as_a_correction_of_the_photo_ask(tmp_path):
+    photo = tmp_path / "q.jpg"
+    photo.write_bytes(b"\xff\xd8\xff" + b"1" * 50)
+    service = FakeService()
+    student = desk(tmp_path, service)
+    first = student.ask("", str(photo), "c")
+    fixed = student.correct("解方程：2x + 3 = 11", first, "c")
+    assert service.seen[-1] == ("correction", "解方程：2x + 3 = 11", 7)
+    assert fixed.from_photo and fixed.card["corrects"] == 7
+    again = student.correct("解方程：2x + 3 = 13", fixed, "c")  # an edit of the edit still corrects ask 7
+    assert service.seen[-1] == ("correction", "解方程：2x + 3 = 13", 7) and again.card is not None
+    updates = render(fixed, "en")
+    assert updates[1]["value"] == "解方程：2x + 3 = 11" and updates[2]["value"] == "x = 4"
+
+
+def test_a_correction_needs_a_photo_ask_first(tmp_path):
+    service = FakeService()
+    student = desk(tmp_path, service)
+    typed = student.ask("解方程：2x + 3 = 13", None, "c")
+    assert student.correct("x", typed, "c").message_key == "not_a_photo_ask"
+    assert student.correct("x", None, "c").message_key == "not_a_photo_ask"
+    assert all(kind != "correction" for kind, *_ in service.seen)
+
+
+def test_equal_claims_are_offered_to_pick(tmp_path):
+    photo = tmp_path / "q.jpg"
+    photo.write_bytes(b"\xff\xd8\xff" + b"1" * 50)
+    choices = ["解方程：2x + 3 = 11", "解方程：2x + 3 = 13"]
+    card = AnswerCard(ask_id=7, question="", abstained=True, confidence=0.0, message="pick one", choices=choices)
+    service = FakeService(photo_card=card)
+    outcome = desk(tmp_path, service).ask("", str(photo), "c")
+    updates = render(outcome, "zh")
+    message, answer, radio = updates[0], updates[2], updates[-1]
+    assert radio["visible"] is True and radio["choices"] == choices
+    assert "pick one" in message["value"] and answer["visible"] is False
+
+
+
+def test_two_taps_on_the_photo_crop_what_is_read(tmp_path):
+    photo = tmp_path / "q.jpg"
+    photo.write_bytes(b"\xff\xd8\xff" + b"1" * 50)
+    points = tap(tap((), [400, 300]), [40, 20])
+    assert crop_box(points) == (400.0, 300.0, 40.0, 20.0)
+    assert tap(points, [5, 5]) == ((5.0, 5.0),) and crop_box(tap((), [1, 1])) is None  # a third tap restarts
+    service = FakeService()
+    desk(tmp_path, service).ask("", str(photo), "c", crop_box(points))
+    assert service.seen[-1] == ("photo", 53, "c", (400.0, 300.0, 40.0, 20.0))

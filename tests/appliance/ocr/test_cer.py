@@ -35,3 +35,8 @@ def test_rate_is_edits_over_reference_characters():
 def test_empty_reference():
     assert cer("", "") == 0.0
     assert cer(" ", "x") == 1.0
+
+
+def test_a_blank_counts_once_whatever_its_length():
+    assert cer("He ___ to school", "He ____ to school") == 0.0
+    assert cer("He ___ to school", "He to school") > 0.0

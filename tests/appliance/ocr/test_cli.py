@@ -76,7 +76,7 @@ def test_eval_ocr_json(run, photo_set, tmp_path):
     result = run("eval-ocr", str(folder), "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert set(data) == {"cer", "n", "median_ms"} and data["n"] == 2 and data["cer"] < 0.05
+    assert set(data) == {"cer", "n", "median_ms", "ambiguous"} and data["n"] == 2 and data["cer"] < 0.05
     text = run("eval-ocr", str(folder))
     assert "CER" in text.stdout and "q001" in text.stdout
 

@@ -1,8 +1,13 @@
-"""Layout: reading order, row merging, paragraphs, and the frame-edge filter."""
+"""Layout through the whole step (page.arrange_page): rows, joining, the frame-edge filter."""
 
 import numpy as np
 
-from appliance.ocr.layout import LayoutParams, TextBox, arrange, join
+from appliance.ocr.layout import LayoutParams, TextBox, join
+from appliance.ocr.page import arrange_page
+
+
+def arrange(boxes, image_height, params=LayoutParams()):
+    return arrange_page(boxes, (1600, image_height), params)
 
 
 def box(text: str, x: float, y: float, w: float, h: float = 40, conf: float = 0.95) -> TextBox:
@@ -24,9 +29,9 @@ def test_wrapped_lines_join_without_space_in_chinese_and_with_one_in_english():
     assert english.text == "What is the sum of the angles?"
 
 
-def test_a_wide_gap_starts_a_new_paragraph():
+def test_a_wide_gap_separates_two_blocks_and_the_page_keeps_both():
     layout = arrange([box("第一段", 100, 100, 300), box("第二段", 100, 300, 300)], 1200)
-    assert layout.text == "第一段\n第二段"
+    assert layout.page_text == "第一段\n第二段" and layout.text == "第二段"  # the one nearer the centre
 
 
 def test_neighbour_line_cut_by_the_frame_edge_is_dropped():

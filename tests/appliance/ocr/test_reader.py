@@ -116,11 +116,13 @@ class _SlowLinesPipeline:
 
         self.release, self.entered = threading.Event(), threading.Event()
         self.recognizer = SimpleNamespace(read=lambda crops: [Reading("x", 1.0) for _ in crops])
+        self.sides: list[int | None] = []
 
-    def find_lines(self, image):
+    def find_lines(self, image, det_max_side=None):
         from appliance.ocr.pipeline import FoundLines
         from appliance.ocr.timing import Stopwatch
 
+        self.sides.append(det_max_side)
         self.entered.set()
         self.release.wait(5)
         return FoundLines(image.pixels, [np.zeros((4, 2), np.float32)], [image.pixels[:48]], 0, Stopwatch())
@@ -164,6 +166,28 @@ def test_photos_beyond_the_queue_are_refused_at_once_and_late_ones_give_up():
     reader.close()
 
 
+def test_a_queue_of_photos_is_detected_smaller_until_it_drains():
+    pipeline = _SlowLinesPipeline()
+    reader = OcrReader(pipeline, queue_max=8, busy_queue=2, det_max_side_busy=480)
+    first = threading.Thread(target=reader.read, args=(_photo(1),))
+    first.start()
+    assert pipeline.entered.wait(5)
+    others = [threading.Thread(target=reader.read, args=(_photo(n),)) for n in (2, 3, 4)]
+    for t in others:
+        t.start()
+    deadline = time.monotonic() + 5
+    while reader._waiting < 3 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    pipeline.release.set()
+    for t in [first, *others]:
+        t.join()
+    reader.read(_photo(5))  # alone again
+    # photo 1 found no queue; the next ones were read with 2 and then 1 waiting behind
+    # them (the last of the three with none); photo 5 alone.
+    assert pipeline.sides == [None, 480, None, None, None]
+    reader.close()
+
+
 def test_photos_read_at_once_get_the_same_text_as_one_by_one(photo_set):
     from appliance.ocr.reader import open_pipeline
 
@@ -194,7 +218,7 @@ class _TurnPipeline:
         self.tokens, self.served, self.entered = threading.Semaphore(0), [], threading.Event()
         self.recognizer = SimpleNamespace(read=lambda crops: [Reading("x", 1.0) for _ in crops])
 
-    def find_lines(self, image):
+    def find_lines(self, image, det_max_side=None):
         from appliance.ocr.pipeline import FoundLines
         from appliance.ocr.timing import Stopwatch
 
@@ -242,7 +266,35 @@ def test_one_address_flooding_photos_does_not_block_another_address(tmp_path):  
     reader.close()
     assert outcomes["student"] == ["x"], outcomes["student"]
     assert pipeline.served.index(200) <= 1  # right after the photo that was being read
-    assert sum(isinstance(o, Overloaded) for o in outcomes["attacker"]) >= 8  # at most 2 held at once
+    # past its share of 2, an address is admitted only while under half the queue (8 // 2) waits
+    assert sum(isinstance(o, Overloaded) for o in outcomes["attacker"]) >= 10 - (1 + 8 // 2)
+
+
+def test_one_address_may_pass_its_share_only_while_the_queue_is_under_half_full():
+    """A class behind one NAT address fills an idle reader; one sender never holds more than
+    half of the queue."""
+    from appliance.ocr.fair import ClientOverloaded, FairTurns
+
+    turns = FairTurns(queue_max=8, per_client_max=2)
+    gate = threading.Event()
+    refused = []
+
+    def photo():
+        try:
+            with turns.turn("10.0.0.9", 1, time.monotonic() + 5):
+                gate.wait(5)
+        except ClientOverloaded as exc:
+            refused.append(exc)
+
+    threads = []
+    for n in range(7):
+        threads.append(threading.Thread(target=photo))
+        threads[-1].start()
+        _wait_for(lambda n=n: turns.waiting + int(turns._busy) + len(refused) >= n + 1)
+    assert turns.waiting == 4 and len(refused) == 2  # 1 read + 4 waiting; the 6th and 7th refused
+    gate.set()
+    for t in threads:
+        t.join()
 
 
 def test_big_photos_cost_their_sender_turns():

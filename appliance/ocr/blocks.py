@@ -1,0 +1,192 @@
+"""Recognised boxes → blocks: one block per printed problem or header, in reading order.
+
+1. Marks (a tick, a cross, a circled number standing apart) are set aside.
+2. The page is cut into regions, XY-cut style: across wide empty bands (the space between
+   problems), and down empty gutters (the columns of a two-column worksheet), so rows are
+   never merged across columns.
+3. In each region boxes form rows (read left to right) and rows form blocks: a problem
+   number ("22.", 「第3题」, "(3)" where the page has no top-level numbers) starts a new
+   block; a header line (a title, name/class line, a label such as 「第一题（5分）」) is a
+   block of its own; a region without a number that follows a numbered problem in the same
+   column continues it (sub-questions, answer options).
+4. A block touching an edge of the frame is *cut*: part of it may be outside the photo.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+from appliance.ocr.layout import TextBox, join, merge_row, group_rows
+from appliance.ocr.problem_text import TOP_LEVEL, is_header, is_mark, starts_problem, strip_ticks
+from appliance.ocr.result import OcrLine
+
+
+@dataclass(frozen=True)
+class BlockParams:
+    problem_gap: float = 0.9  # empty line heights that separate two regions
+    gutter: float = 1.5  # empty line heights that separate two columns
+    continuation_gap: float = 3.0  # an unnumbered region this close below a problem continues it
+    edge_margin: float = 4.0  # pixels from the frame edge that count as touching it
+    mark_gap: float = 1.0  # a mark is this many line heights away from other text on its row
+    side_gap: float = 0.6  # a box at the frame's side this far from its row's other text is another column's
+
+
+@dataclass(frozen=True)
+class Row:
+    line: OcrLine
+    top: float
+    bottom: float
+    left: float
+    right: float
+    height: float
+
+    @property
+    def text(self) -> str:
+        return self.line.text
+
+
+@dataclass(frozen=True)
+class Block:
+    rows: tuple[Row, ...]
+    header: bool
+    numbered: bool
+    cut: bool  # touches the frame's edge
+
+    @property
+    def text(self) -> str:
+        text = ""
+        for row in self.rows:
+            text = join(text, row.text)
+        return text
+
+    @property
+    def bounds(self) -> tuple[float, float, float, float]:
+        return (min(r.left for r in self.rows), min(r.top for r in self.rows),
+                max(r.right for r in self.rows), max(r.bottom for r in self.rows))
+
+    @property
+    def chars(self) -> int:
+        return sum(len(r.text.replace(" ", "")) for r in self.rows)
+
+
+def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams = BlockParams()) -> list[Block]:
+    """Blocks in reading order (regions top to bottom, columns left to right)."""
+    if not boxes:
+        return []
+    unit = statistics.median(b.height for b in boxes)
+    text_boxes = [b for b in boxes if not isolated_mark(b, boxes, unit, params)
+                  and not other_column_at_side(b, boxes, size[0], unit, params)]
+    regions = xy_cut(text_boxes or boxes, unit, params)
+    numbered_page = any(TOP_LEVEL.match(merge_row(row)[0].text) for r in regions for row in group_rows(r))
+    blocks: list[Block] = []
+    for region in regions:
+        rows = [to_row(row) for row in group_rows(region)]
+        for block in split_region(rows, not numbered_page, size, params):
+            previous = blocks[-1] if blocks else None
+            if previous is not None and continues(previous, block, unit, params):
+                blocks[-1] = Block(previous.rows + block.rows, False, True, previous.cut or block.cut)
+            else:
+                blocks.append(block)
+    return blocks
+
+
+def to_row(boxes: list[TextBox]) -> Row:
+    """One row; a tick the detector took into the line's box is cut off (with its share
+    of the row's width, so a tick near the frame's side does not make the row look cut)."""
+    line, (top, bottom, height) = merge_row(boxes)
+    left, right = min(b.left for b in boxes), max(float(b.quad[:, 0].max()) for b in boxes)
+    text = strip_ticks(line.text)
+    if text != line.text and line.text:
+        if line.text.endswith(text):  # the tick was at the start
+            left = right - (right - left) * len(text) / len(line.text)
+        else:
+            right = left + (right - left) * len(text) / len(line.text)
+        line = OcrLine(text, line.confidence, line.box)
+    return Row(line, top, bottom, left, right, height)
+
+
+def isolated_mark(box: TextBox, boxes: list[TextBox], unit: float, params: BlockParams) -> bool:
+    """A mark standing apart: no other box on its row within ``mark_gap`` line heights."""
+    if not is_mark(box.text):
+        return False
+    right = float(box.quad[:, 0].max())
+    for other in boxes:
+        if other is box or abs(other.centre_y - box.centre_y) > 0.5 * max(other.height, box.height):
+            continue
+        gap = max(other.left - right, box.left - float(other.quad[:, 0].max()))
+        if gap < params.mark_gap * unit and not is_mark(other.text):
+            return False
+    return True
+
+
+def other_column_at_side(box: TextBox, boxes: list[TextBox], width: int, unit: float, params: BlockParams) -> bool:
+    """A box cut by the frame's left or right side, standing apart from the text on its
+    row: the neighbouring column's remnant (the whole of a row at the side is kept)."""
+    right = float(box.quad[:, 0].max())
+    at_left, at_right = box.left <= params.edge_margin, right >= width - 1 - params.edge_margin
+    if not (at_left or at_right):
+        return False
+    row = [o for o in boxes if o is not box and abs(o.centre_y - box.centre_y) < 0.5 * max(o.height, box.height)]
+    if not row:
+        return False
+    gaps = [(o.left - right) if at_left else (box.left - float(o.quad[:, 0].max())) for o in row]
+    return min(gaps) >= params.side_gap * unit
+
+
+def xy_cut(boxes: list[TextBox], unit: float, params: BlockParams) -> list[list[TextBox]]:
+    """Regions in reading order: split across wide empty bands, then down empty gutters."""
+    bands = split_spans(boxes, lambda b: (b.top, b.bottom), params.problem_gap * unit)
+    if len(bands) > 1:
+        return [region for band in bands for region in xy_cut(band, unit, params)]
+    columns = split_spans(boxes, lambda b: (b.left, float(b.quad[:, 0].max())), params.gutter * unit)
+    if len(columns) > 1 and all(len(group_rows(c)) >= 2 for c in columns):
+        return [region for column in columns for region in xy_cut(column, unit, params)]
+    return [boxes]
+
+
+def split_spans(boxes: list[TextBox], span, gap: float) -> list[list[TextBox]]:
+    """Groups of boxes whose spans (along one axis) are separated by more than ``gap``."""
+    ordered = sorted(boxes, key=lambda b: span(b)[0])
+    groups: list[list[TextBox]] = []
+    end = None
+    for box in ordered:
+        start, stop = span(box)
+        if end is None or start - end > gap:
+            groups.append([box])
+            end = stop
+        else:
+            groups[-1].append(box)
+            end = max(end, stop)
+    return groups
+
+
+def split_region(rows: list[Row], sub_questions_start: bool, size: tuple[int, int],
+                 params: BlockParams) -> list[Block]:
+    blocks: list[list[Row]] = []
+    kinds: list[tuple[bool, bool]] = []  # (header, numbered)
+    for row in rows:
+        header = is_header(row.text)
+        numbered = starts_problem(row.text, sub_questions_start)
+        if not blocks or header or numbered or kinds[-1][0]:
+            blocks.append([row])
+            kinds.append((header, numbered and not header))
+        else:
+            blocks[-1].append(row)
+    return [Block(tuple(b), h, n, touches_edge(b, size, params)) for b, (h, n) in zip(blocks, kinds)]
+
+
+def continues(previous: Block, block: Block, unit: float, params: BlockParams) -> bool:
+    """An unnumbered, non-header block right below a numbered problem, in the same column."""
+    if block.header or block.numbered or previous.header or not previous.numbered:
+        return False
+    px0, _, px1, py1 = previous.bounds
+    bx0, by0, bx1, _ = block.bounds
+    overlap = min(px1, bx1) - max(px0, bx0)
+    return overlap > 0 and 0 <= by0 - py1 <= params.continuation_gap * unit
+
+
+def touches_edge(rows: list[Row], size: tuple[int, int], params: BlockParams) -> bool:
+    width, height = size
+    m = params.edge_margin
+    return any(r.top <= m or r.left <= m or r.bottom >= height - 1 - m or r.right >= width - 1 - m for r in rows)

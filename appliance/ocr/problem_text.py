@@ -1,0 +1,105 @@
+"""What a printed line says about the page around the problem: problem numbers, headers,
+score notes, stray marks, blanks.
+
+Pure text rules, no geometry: :mod:`appliance.ocr.blocks` uses them to start a new
+problem at a number and to set headers apart; :mod:`appliance.ocr.select` strips the
+number and score note from the chosen problem and writes blanks as ``____``.
+"""
+
+from __future__ import annotations
+
+import re
+
+CN_DIGITS = "一二三四五六七八九十百零〇"
+
+# A problem number at the start of a line: "22." "9．" "3、" "4)" "（3）" "(3)" "①"
+# "第3题" "第一题" "例2" "Q3." "Question 3" "Problem 3:" "Ex. 3".
+_DOTTED = r"\d{1,3}\s*(?:[.．](?!\d)|[、)）])"
+_BRACKETED = r"[（(]\s*\d{1,2}\s*[)）]"
+_CIRCLED = r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]"
+# 「第3题」, also when the recogniser lost or misread 第 before an Arabic number: 「3题」 「笔3题」.
+_NTH = rf"(?:第\s*[{CN_DIGITS}\d]+|[第笔弟苐]?\s*\d{{1,3}})\s*(?:小)?题\s*[.．、:：]?"
+_EXAMPLE = r"例\s*\d{1,3}\s*[.．、:：]?"
+_LATIN = r"(?:Q|Question|Problem|Exercise|Ex\.?|No\.?)\s*\d{1,3}\s*[.:：)]?"
+NUMBER = re.compile(rf"^\s*(?:{_DOTTED}|{_BRACKETED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN})(?=\s|$|[^\w]))")
+TOP_LEVEL = re.compile(rf"^\s*(?:{_DOTTED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN})(?=\s|$|[^\w]))")
+SUB_LEVEL = re.compile(rf"^\s*{_BRACKETED}")
+
+# A score note: "（5分）" "(5 points)" "[3 marks]" "(每题4分)".
+SCORE = re.compile(r"^\s*[（(\[【]\s*(?:每(?:小)?题|共)?\s*\d{1,3}\s*(?:分|points?|pts?|marks?)[^)）\]】]{0,12}[)）\]】]",
+                   re.IGNORECASE)
+
+# Section headings: "一、选择题" "二、填空题（每题 4 分）" "Part A" "Section 2".
+_SECTION = re.compile(rf"^\s*(?:[{CN_DIGITS}]+\s*[、.．]\s*\S{{0,8}}题|(?i:part|section)\s+[A-Z\d]{{1,3}}\b)")
+# Words that only headers hold (a sheet's title block, a name/class/date line).
+_HEADER_WORDS = re.compile(
+    r"(?i:\bhomework\b|\bworksheet\b|\bname\s*[:：_]|\bclass\s*[:：_]|\bdate\s*[:：_]|\bscore\s*[:：_]|"
+    r"\bunit\s+\d+\b|\bchapter\s+\d+\b|\blesson\s+\d+\b|\bquiz\b|\bexam\b|\btest\s+\d+\b|\bpage\s+\d+\b)"
+    r"|姓名|班级|学号|得分|日期|作业|练习卷|测试卷|试卷|单元(?:测试|练习|检测)|课时练|第\s*\d+\s*页")
+_ASKS = re.compile(r"[?？=＝]|求|计算|解|多少|哪|什么|为什么|怎样|如何|是否|选择|填")
+
+# Marks a teacher or student puts beside a problem: ticks, crosses, circles, stars.
+MARK_CHARS = set("√✓✔✗✘×VvXxOoCc○●◯◎□■☆★*·•.,，。") | {chr(c) for c in range(0x2460, 0x2474)}
+
+# A tick or cross at the end of a line is a mark beside the problem, never part of it
+# (a root sign √ is always followed by what it takes the root of).
+_TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$")
+# Before the problem: a tick or cross, or a root sign right before a problem number.
+_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|[√○◯OoCc]{1,2}(?=\s*(?:\d{1,3}\s*[.．、)）](?!\d)|[（(]\s*\d|第)))\s*")
+
+_UNDERSCORES = re.compile(r"[_＿]{2,}|(?<=\s)[_＿](?=\s)|(?<=[\u4e00-\u9fff])[_＿](?=[\u4e00-\u9fff])")
+BLANK = "____"
+
+
+def number_prefix(line: str) -> str:
+    """The problem number that starts ``line``, or ""."""
+    match = NUMBER.match(line)
+    return line[: match.end()] if match else ""
+
+
+def starts_problem(line: str, sub_questions_start_problems: bool) -> bool:
+    """Does this line begin a new problem? ``(3)`` counts only on pages without top-level numbers."""
+    if TOP_LEVEL.match(line):
+        return True
+    return sub_questions_start_problems and bool(SUB_LEVEL.match(line))
+
+
+def is_header(line: str) -> bool:
+    """A line that belongs to no problem: a title, a name/class line, a section heading,
+    or a label alone ("第一题（5分）", "Question 1", "Homework 3")."""
+    text = line.strip()
+    if not text:
+        return False
+    rest = strip_number(text)
+    if not rest.strip(" :：.．-—_"):  # a number or label with nothing after it
+        return True
+    if _SECTION.match(text) and len(text) <= 24:
+        return True
+    if _HEADER_WORDS.search(text) and (len(text) <= 40 or not _ASKS.search(text)):
+        return True
+    return False
+
+
+def is_mark(text: str) -> bool:
+    """A tick, cross, circle or lone circled number, as read by the recogniser."""
+    text = text.strip()
+    return 0 < len(text) <= 2 and all(ch in MARK_CHARS for ch in text)
+
+
+def strip_ticks(line: str) -> str:
+    """The line without a tick or cross the detector took into its box, at either end."""
+    return _LEADING_TICK.sub("", _TRAILING_TICK.sub("", line))
+
+
+def strip_number(text: str) -> str:
+    """The problem without its leading number and score note."""
+    prefix = number_prefix(text)
+    rest = text[len(prefix):]
+    while (score := SCORE.match(rest)):
+        rest = rest[score.end():]
+    return rest.lstrip(" :：.．、")
+
+
+def blanks(text: str) -> str:
+    """A run of underscores (or a lone one between words) becomes ``____``."""
+    return _UNDERSCORES.sub(BLANK, text)

@@ -1,0 +1,73 @@
+"""The problem the student framed, out of the blocks on the page.
+
+The student points the camera at one problem, so it is the *complete* problem (no line
+touching the frame's edge) whose centre lies nearest the centre of the photo; a crop
+makes the frame smaller and the same rule picks inside it. Headers (titles, labels such
+as 「第一题（5分）」) are never chosen. The chosen text loses its problem number and score
+note and writes blanks as ``____``; the whole page's text is kept beside it for the
+teacher. When two complete problems are about equally near the centre, there is no
+guess: ``choices`` holds both texts and the student picks one or crops.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from appliance.ocr.blocks import Block
+from appliance.ocr.problem_text import blanks, strip_number
+from appliance.ocr.result import OcrLine
+
+
+@dataclass(frozen=True)
+class SelectParams:
+    # Two complete problems have equal claim when the farther one's centre is less than
+    # ``equal_share`` of its distance + ``equal_margin`` (frame sides = 1) farther from
+    # the frame's centre than the nearer one's.
+    equal_share: float = 0.3
+    equal_margin: float = 0.02
+    min_chars: int = 3  # shorter blocks (a page number, a stray letter) are not problems
+
+
+@dataclass(frozen=True)
+class Selection:
+    text: str  # the chosen problem, without number or header; "" when nothing was read
+    lines: tuple[OcrLine, ...]  # its lines
+    page_text: str  # every block read, in reading order, one per line
+    choices: tuple[str, ...] = ()  # two or more problems with equal claim: ask the student
+
+
+def select_problem(blocks: list[Block], size: tuple[int, int], params: SelectParams = SelectParams()) -> Selection:
+    page_text = "\n".join(b.text for b in blocks)
+    ranked = rank(candidates(blocks, params), size)
+    if not ranked:
+        return Selection("", (), page_text)
+    best = ranked[0]
+    tied = [b for d, b in ranked if d - best[0] < params.equal_share * d + params.equal_margin]
+    chosen = best[1]
+    choices = tuple(problem_text(b) for b in tied) if len(tied) > 1 else ()
+    return Selection(problem_text(chosen), tuple(r.line for r in chosen.rows), page_text, choices)
+
+
+def candidates(blocks: list[Block], params: SelectParams) -> list[Block]:
+    """Complete problems; else problems cut by the edge; else whatever text there is. On a
+    page whose problems are numbered, an unnumbered line (a title the header rules do not
+    know, a caption) is not a problem while a numbered one is in frame."""
+    problems = [b for b in blocks if not b.header and len(problem_text(b).replace(" ", "")) >= params.min_chars]
+    complete = [b for b in problems if not b.cut]
+    numbered = [b for b in complete if b.numbered]
+    return numbered or complete or problems or [b for b in blocks if not b.header] or blocks
+
+
+def rank(blocks: list[Block], size: tuple[int, int]) -> list[tuple[float, Block]]:
+    """Blocks by the distance of their centre from the frame's centre (frame sides = 1)."""
+    width, height = (max(1, s) for s in size)
+    scored = []
+    for block in blocks:
+        x0, y0, x1, y1 = block.bounds
+        scored.append((math.hypot((x0 + x1) / 2 / width - 0.5, (y0 + y1) / 2 / height - 0.5), block))
+    return sorted(scored, key=lambda pair: pair[0])
+
+
+def problem_text(block: Block) -> str:
+    return blanks(strip_number(block.text)).strip()

@@ -1,0 +1,144 @@
+"""Question selection: blocks on the page, the framed problem, its number and header left out."""
+
+import numpy as np
+import pytest
+
+from appliance.ocr.blocks import find_blocks
+from appliance.ocr.layout import TextBox
+from appliance.ocr.page import arrange_page
+from appliance.ocr.problem_text import blanks, is_header, is_mark, strip_number
+
+SIZE = (1600, 1200)
+
+
+def box(text: str, x: float, y: float, w: float, h: float = 40, conf: float = 0.95) -> TextBox:
+    quad = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float32)
+    return TextBox(text, conf, quad)
+
+
+def test_the_problem_number_is_left_out_of_the_question():
+    layout = arrange_page([box("9．解方程：2x + 3 = 11。", 300, 580, 700)], SIZE)
+    assert layout.text == "解方程：2x + 3 = 11。"
+    assert layout.page_text == "9．解方程：2x + 3 = 11。"
+
+
+def test_a_header_line_belongs_to_no_problem():
+    boxes = [box("第一题（5分）", 300, 480, 300), box("解方程：2x + 3 = 11", 300, 560, 700)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "解方程：2x + 3 = 11"
+    assert "第一题（5分）" in layout.page_text
+    english = arrange_page([box("Homework 3, Question 1", 300, 480, 600),
+                            box("Solve 2x + 3 = 11.", 300, 560, 500)], SIZE)
+    assert english.text == "Solve 2x + 3 = 11."
+
+
+def test_the_most_central_complete_problem_is_chosen_among_numbered_neighbours():
+    boxes = [box("8. 计算：3/4 + 1/6", 300, 250, 500),
+             box("9. 解方程：2x + 3 = 11", 300, 560, 600),
+             box("10. 求 24 和 36 的最小公倍数。", 300, 870, 700)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "解方程：2x + 3 = 11"
+    assert layout.choices == ()
+
+
+def test_a_problem_cut_by_the_frame_side_loses_to_a_complete_one():
+    boxes = [box("3. 一个长方形的长是 8 厘米，宽是 5 厘米，它的面积是多少？", 700, 500, 900),  # runs off the right edge
+             box("4. 解方程：2x + 3 = 11", 200, 700, 500)]
+    assert arrange_page(boxes, SIZE).text == "解方程：2x + 3 = 11"
+
+
+def test_two_whole_problems_with_equal_claim_are_both_offered():
+    boxes = [box("1. 解方程：2x + 3 = 11", 300, 400, 600), box("2. 解方程：2x + 3 = 13", 300, 720, 600)]
+    layout = arrange_page(boxes, SIZE)
+    assert set(layout.choices) == {"解方程：2x + 3 = 11", "解方程：2x + 3 = 13"}
+
+
+def test_wrapped_lines_of_one_problem_stay_together():
+    boxes = [box("5. 一个长方形的长是 8 厘米，宽是", 300, 540, 800), box("5 厘米，它的面积是多少？", 300, 600, 600)]
+    assert arrange_page(boxes, SIZE).text == "一个长方形的长是 8 厘米，宽是5 厘米，它的面积是多少？"
+
+
+def test_answer_options_below_a_numbered_stem_continue_it():
+    boxes = [box("6. Which is a prime number?", 300, 500, 700), box("A. 4   B. 7", 300, 620, 400)]
+    assert arrange_page(boxes, SIZE).text == "Which is a prime number? A. 4   B. 7"
+
+
+def test_columns_are_not_read_across():
+    left = [box("1. 解方程：2x + 3 = 11", 100, 520, 600), box("求 x 的值。", 100, 580, 300)]
+    right = [box("2. 计算：3/4 + 1/6", 900, 520, 500), box("写出过程。", 900, 580, 300)]
+    blocks = find_blocks(left + right, SIZE)
+    assert [b.text for b in blocks] == ["1. 解方程：2x + 3 = 11求 x 的值。", "2. 计算：3/4 + 1/6写出过程。"]
+
+
+def test_a_tick_beside_the_problem_is_not_part_of_it():
+    boxes = [box("7. 解方程：2x + 3 = 11", 300, 560, 600), box("√", 1100, 560, 40)]
+    assert arrange_page(boxes, SIZE).text == "解方程：2x + 3 = 11"
+
+
+def test_blank_lines_become_four_underscores():
+    layout = arrange_page([box("He __ to school by bike every day.", 300, 560, 800)], SIZE)
+    assert layout.text == "He ____ to school by bike every day."
+
+
+def test_no_boxes_no_text():
+    layout = arrange_page([], SIZE)
+    assert layout.text == "" and layout.page_text == "" and layout.choices == ()
+
+
+@pytest.mark.parametrize("line", ["第一题（5分）", "Homework 3, Question 1", "Question 2", "一、选择题（每题 5 分）",
+                                  "Name: ______  Class: ______", "姓名：______ 班级：______"])
+def test_headers(line):
+    assert is_header(line)
+
+
+@pytest.mark.parametrize("line", ["解方程：2x + 3 = 11", "What is the sum of the interior angles of a hexagon?",
+                                  "100 g 氯化钠溶液中含有 10 g 氯化钠", "3.14 是圆周率的近似值吗？"])
+def test_problems_are_not_headers(line):
+    assert not is_header(line)
+
+
+@pytest.mark.parametrize("line, rest", [
+    ("22. What is 3.5 + 2?", "What is 3.5 + 2?"), ("（3）求 x", "求 x"), ("第3题 求 x", "求 x"),
+    ("1.（5分）解方程", "解方程"), ("Q3. Solve", "Solve"), ("①已知", "已知"), ("3.14 是什么", "3.14 是什么"),
+    ("100 g 盐", "100 g 盐"), ("(-3)² - 2", "(-3)² - 2"),
+])
+def test_strip_number(line, rest):
+    assert strip_number(line) == rest
+
+
+def test_marks_and_blanks():
+    assert is_mark("√") and is_mark("①") and not is_mark("x²") and not is_mark("解")
+    assert blanks("He ___ to") == "He ____ to" and blanks("a_1") == "a_1"
+
+
+def test_a_circled_mark_standing_apart_is_not_read_into_the_problem():
+    boxes = [box("○", 120, 560, 40), box("7. 解方程：2x + 3 = 11", 300, 560, 600)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "解方程：2x + 3 = 11"
+
+
+@pytest.mark.parametrize("line", ["√3. 解方程：2x + 3 = 11", "✓ 3. 解方程：2x + 3 = 11", "3. 解方程：2x + 3 = 11 √"])
+def test_a_tick_read_into_the_line_is_cut_off(line):
+    assert arrange_page([box(line, 300, 560, 700)], SIZE).text == "解方程：2x + 3 = 11"
+
+
+def test_a_root_sign_is_not_a_tick():
+    assert arrange_page([box("计算：√48 ÷ √3", 300, 560, 500)], SIZE).text == "计算：√48 ÷ √3"
+
+
+def test_a_remnant_of_the_next_column_at_the_frame_side_is_left_out():
+    boxes = [box("18. 豌豆的高茎对矮茎为显性，求子代中", 60, 540, 1100),
+             box("矮茎所占的比例是多少？", 60, 600, 540), box("矢", 1560, 590, 39)]
+    assert arrange_page(boxes, SIZE).text == "豌豆的高茎对矮茎为显性，求子代中矮茎所占的比例是多少？"
+
+
+def test_a_circle_read_as_a_letter_before_the_number_is_a_mark():
+    boxes = [box("8. 计算：3/4 + 1/6", 300, 300, 500), box("C", 180, 560, 60),
+             box("9. 解方程：2x + 3 = 11", 260, 560, 600)]
+    assert arrange_page(boxes, SIZE).text == "解方程：2x + 3 = 11"
+
+
+def test_a_problem_number_whose_di_was_lost_still_starts_a_problem():
+    boxes = [box("第12题 计算：3/4 + 1/6", 300, 520, 500), box("13题 解方程：2x + 3 = 11", 300, 580, 600)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.page_text.splitlines() == ["第12题 计算：3/4 + 1/6", "13题 解方程：2x + 3 = 11"]
