@@ -11,7 +11,7 @@ from appliance.common.csvsafe import safe_writer
 from appliance.db import sql
 from appliance.common.batcher import MicroBatcher
 from appliance.common.clock import Clock, utc_now
-from appliance.db.store import Store
+from appliance.db.store import Store, StoreError
 
 ASK_FIELDS = tuple(c.strip() for c in sql.ASK_COLUMNS.split(","))
 FEEDBACK_VALUES = ("up", "down")
@@ -64,7 +64,8 @@ class AskLog:
     def _group_writer(self) -> MicroBatcher[AskRecord, int]:
         with self._writer_lock:
             if self._writer is None:
-                self._writer = MicroBatcher(self._write_many, "ask-log", max_batch=64, max_wait_ms=0, max_queue=4096)
+                self._writer = MicroBatcher(self._write_many, "ask-log", max_batch=64, max_wait_ms=0, max_queue=4096,
+                                            shared_faults=(StoreError,))
             return self._writer
 
     def _write_many(self, asks: list[AskRecord]) -> list[int]:

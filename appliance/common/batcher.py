@@ -68,8 +68,12 @@ class MicroBatcher(Generic[Item, Result]):
         max_wait_ms: float = 2.0,
         max_queue: int = 256,
         on_batch: Callable[[int], None] | None = None,
+        shared_faults: tuple[type[Exception], ...] = (),
     ):
         self._run_batch = run_batch
+        #: Errors that are the shared resource's fault (a full disk, a locked database), never
+        #: one item's: they reach each caller as they are, never as :class:`ItemFailed`.
+        self.shared_faults = shared_faults
         self.name = name
         self.max_batch = max_batch
         self.max_wait = max_wait_ms / 1000
@@ -187,7 +191,7 @@ class MicroBatcher(Generic[Item, Result]):
 
     def _fail(self, fut: Future, exc: Exception, alone_bad: bool) -> None:
         self.stats.failed_items += 1
-        if not alone_bad:
+        if not alone_bad or isinstance(exc, self.shared_faults):
             log.warning("%s failed: %s: %s", self.name, type(exc).__name__, str(exc)[:200])
             fut.set_exception(exc)
             return

@@ -19,7 +19,7 @@ class FixedReader:
     def __init__(self, result: OcrResult):
         self.result = result
 
-    def read(self, photo: bytes) -> OcrResult:
+    def read(self, photo: bytes, client: str = "") -> OcrResult:
         return self.result
 
     def close(self) -> None:

@@ -148,3 +148,25 @@ def test_when_every_item_fails_each_caller_gets_the_engine_error():
     results = _batched(batcher, ["a", "b", "c"])
     batcher.close()
     assert all(isinstance(v, RuntimeError) and str(v) == "engine down" for v in results.values())
+
+
+def test_a_shared_fault_reaches_the_caller_as_it_is_never_as_one_items_fault():
+    """A full disk under the ask log is nobody's bad item: the caller sees the store's error
+    (the API answers 503), even right after the writer succeeded."""
+
+    class DiskFull(RuntimeError):
+        pass
+
+    full = threading.Event()
+
+    def run(items):
+        if full.is_set():
+            raise DiskFull("database or disk is full")
+        return items
+
+    batcher = MicroBatcher(run, "log", max_batch=4, max_wait_ms=0, shared_faults=(DiskFull,))
+    assert batcher.submit("a") == "a"
+    full.set()
+    with pytest.raises(DiskFull):
+        batcher.submit("b")
+    batcher.close()
