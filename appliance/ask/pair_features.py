@@ -8,6 +8,7 @@ missing from the entry), and is an absolute number, never a rank. The verifier
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import re
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from appliance.ask.key_term_swap import GROUPS as _GROUPS
+from appliance.ask.measures import other_units
 from appliance.ask.problem_form import ProblemForm, read_problem, strip_preface, units
 from appliance.common.textnorm import fold, trigrams
 
@@ -25,6 +27,7 @@ FEATURES = (
     "scripts_q_missing", "scripts_e_missing", "expr_q_missing", "expr_e_missing",
     "spans_q_missing", "spans_e_missing", "negation_diff", "key_term_swap",
     "known_missing", "unknown_share", "entry_missing", "similarity_gap",
+    "rare_extra", "rare_entry_missing", "rare_swap", "question_info",
 )
 #: Counts are capped: the third missing given says little more than the second.
 CAP = 2.0
@@ -43,14 +46,31 @@ class BankVocabulary:
     doc_freq: dict[str, int]
     entries: int
     idf_of: dict[str, float]
+    #: How many bank questions hold each CJK character and each Latin word.
+    char_freq: dict[str, int] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def build(cls, search_forms: list[str]) -> "BankVocabulary":
         freq: Counter[str] = Counter()
+        chars: Counter[str] = Counter()
         for form in search_forms:
             freq.update(units(form))
+            chars.update(_pieces(form))
         n = max(1, len(search_forms))
-        return cls(dict(freq), n, {u: math.log((1 + n) / (1 + f)) + 1.0 for u, f in freq.items()})
+        return cls(dict(freq), n, {u: math.log((1 + n) / (1 + f)) + 1.0 for u, f in freq.items()}, dict(chars))
+
+    def piece_rarity(self, piece: str) -> float:
+        """A character's (or Latin word's) IDF as a share of the highest."""
+        return (math.log((1 + self.entries) / (1 + self.char_freq.get(piece, 0))) + 1.0) / self.idf_max
+
+    @property
+    def idf_max(self) -> float:
+        """The IDF of a unit no bank question holds: the scale of :meth:`rarity`."""
+        return math.log(1 + self.entries) + 1.0
+
+    def rarity(self, unit: str) -> float:
+        """The unit's IDF as a share of the highest (1.0: no bank question holds it)."""
+        return self.idf(unit) / self.idf_max
 
     def idf(self, unit: str) -> float:
         found = self.idf_of.get(unit)
@@ -84,6 +104,7 @@ def pair_features(q: ProblemForm, e: ProblemForm, vocab: BankVocabulary, dense: 
         float(key_term_swap),
         *_unit_shares(q.bigrams, e.bigrams, vocab),
         similarity_gap,
+        *salient_content(q, e, vocab),
     ], dtype=np.float64)
 
 
@@ -245,6 +266,8 @@ def vetoed(q: ProblemForm, e: ProblemForm, key_term_swap: bool) -> str | None:
         return "expression"
     if other_span(q, e):
         return "span"
+    if other_units(q.measures, e.measures):
+        return "units"
     if more_negation(q, e):
         return "negation"
     if key_term_swap or contrast_swap(q, e):
@@ -279,3 +302,47 @@ def _unit_shares(q_units: frozenset[str], e_units: frozenset[str], vocab: BankVo
     e_weight = sum(vocab.idf(u) for u in e_units) or 1.0
     entry_missing = sum(vocab.idf(u) for u in e_units - q_units) / e_weight
     return known_missing / q_weight, unknown, entry_missing
+
+
+#: A question whose content weighs this many rare pieces carries the full information
+#: of a school problem; a bare keyword («长方形») carries a fraction of it.
+INFO_UNITS = 4.0
+
+
+def salient_content(q: ProblemForm, e: ProblemForm, vocab: BankVocabulary) -> tuple[float, float, float, float]:
+    """How much *rare* content one side has that the other lacks, weighed by bank-wide
+    rarity, not by a list of names: the characters of a chemical, an organ, a country or a
+    person are rare in the bank, those of question words common.
+
+    Returns (the rarest piece — CJK character or Latin word — of the question that the
+    entry lacks; the rarest piece of the entry that the question lacks; the smaller of the
+    two: one named thing put in place of another, 氯酸钾 for 高锰酸钾, 器官 for 消化腺; how
+    much rare content the question carries at all, 0–1: a bare keyword carries little). A
+    Latin word is present when the other text has a word starting with its first five
+    letters (plurals, tenses, a typo at the end)."""
+    mine, theirs = _pieces_of(q), _pieces_of(e)
+    extra = max((vocab.piece_rarity(p) for p in mine - theirs if not _stem_in(p, theirs)), default=0.0)
+    missing = max((vocab.piece_rarity(p) for p in theirs - mine if not _stem_in(p, mine)), default=0.0)
+    info = sum(vocab.piece_rarity(p) for p in mine) + 0.5 * min(len(q.givens) + len(q.expressions), 2)
+    return extra, missing, min(extra, missing), min(1.0, info / INFO_UNITS)
+
+
+def _stem_in(piece: str, other: frozenset[str]) -> bool:
+    if not piece.isascii() or len(piece) < 4:
+        return False
+    stem = piece[:5]
+    return any(w.startswith(stem) or (len(w) >= 4 and stem.startswith(w)) for w in other if w.isascii())
+
+
+def _pieces_of(p: ProblemForm) -> frozenset[str]:
+    return _pieces_cached(p.form)
+
+
+@functools.lru_cache(maxsize=50_000)
+def _pieces_cached(form: str) -> frozenset[str]:
+    return frozenset(_pieces(form))
+
+
+def _pieces(form: str) -> set[str]:
+    """CJK characters and Latin words of two letters or more of a search form."""
+    return {w for w in re.findall(r"[a-z]{2,}", form)} | set("".join(re.findall(r"[\u3400-\u9fff]", form)))

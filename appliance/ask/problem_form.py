@@ -27,6 +27,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
+from appliance.ask.measures import Measures, read_measures
 from appliance.common.textnorm import fold, numbers, search_form, trigrams
 
 #: Only the start of a longer text is read: a school problem fits, and the regular
@@ -83,6 +84,8 @@ class ProblemForm:
     genotypes: frozenset[str]
     #: Every digit string written as an exponent or index ("2" for x², "10" for a₁₀).
     script_values: frozenset[str]
+    #: Units of measurement: the givens with their units, the units named.
+    measures: Measures
 
 
 def read_problem(text: str) -> ProblemForm:
@@ -100,6 +103,7 @@ def read_problem(text: str) -> ProblemForm:
         negations=len(_NEGATIONS.findall(_A_NOT_A.sub("", fold(text)))), bigrams=frozenset(units(form)),
         grams=frozenset(trigrams(form)), formulas=frozenset(formulas(text)),
         genotypes=genotypes(text), script_values=frozenset(s.split("^")[1] for s in scripts),
+        measures=read_measures(text),
     )
 
 
