@@ -121,6 +121,21 @@ def conflicting_detail(question: str, entry: str, bank_text: str) -> str | None:
     return None
 
 
+def lone_replacement(question: str, entry: str) -> tuple[str, str] | None:
+    """When the question reads as a near copy of the entry (token ratio ≥ NEAR_COPY_RATIO)
+    with exactly one content-bearing stretch replaced, (the question's stretch, the
+    entry's), content tokens only; else None. A rewording replaces several stretches."""
+    q_tokens, e_tokens = _compared_tokens(question), _compared_tokens(entry)
+    matcher = difflib.SequenceMatcher(None, q_tokens, e_tokens, autojunk=False)
+    if matcher.ratio() < NEAR_COPY_RATIO:
+        return None
+    replaced = [(_content(q_tokens[i1:i2]), _content(e_tokens[j1:j2])) for op, i1, i2, j1, j2 in matcher.get_opcodes()
+                if op == "replace" and (_content(q_tokens[i1:i2]) or _content(e_tokens[j1:j2]))]
+    if len(replaced) != 1 or not all(replaced[0]) or _misspelling(*replaced[0]):
+        return None
+    return replaced[0]
+
+
 def _misspelling(mine: str, theirs: str) -> bool:
     """A Latin word typed with a letter or two wrong, swapped or missing ("thorugh",
     "enregy") is the entry's word, not another term."""

@@ -18,16 +18,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from appliance.ask.key_term_swap import GROUPS as _GROUPS
+from appliance.ask.key_term_swap import lone_replacement
 from appliance.ask.measures import other_units
 from appliance.ask.problem_form import ProblemForm, read_problem, strip_preface, units
-from appliance.common.textnorm import fold, trigrams
+from appliance.common.textnorm import fold, search_form, trigrams
 
 FEATURES = (
     "dense", "lexical", "lexical_back", "givens_q_missing", "givens_e_missing", "givens_q_any",
     "scripts_q_missing", "scripts_e_missing", "expr_q_missing", "expr_e_missing",
     "spans_q_missing", "spans_e_missing", "negation_diff", "key_term_swap",
     "known_missing", "unknown_share", "entry_missing", "similarity_gap",
-    "rare_extra", "rare_entry_missing", "rare_swap", "question_info",
+    "rare_extra", "rare_entry_missing", "rare_swap", "question_info", "lone_swap",
 )
 #: Counts are capped: the third missing given says little more than the second.
 CAP = 2.0
@@ -105,6 +106,7 @@ def pair_features(q: ProblemForm, e: ProblemForm, vocab: BankVocabulary, dense: 
         *_unit_shares(q.bigrams, e.bigrams, vocab),
         similarity_gap,
         *salient_content(q, e, vocab),
+        lone_swap(q, e, vocab),
     ], dtype=np.float64)
 
 
@@ -325,6 +327,24 @@ def salient_content(q: ProblemForm, e: ProblemForm, vocab: BankVocabulary) -> tu
     missing = max((vocab.piece_rarity(p) for p in theirs - mine if not _stem_in(p, mine)), default=0.0)
     info = sum(vocab.piece_rarity(p) for p in mine) + 0.5 * min(len(q.givens) + len(q.expressions), 2)
     return extra, missing, min(extra, missing), min(1.0, info / INFO_UNITS)
+
+
+def lone_swap(q: ProblemForm, e: ProblemForm, vocab: BankVocabulary) -> float:
+    """A near copy of the entry with one stretch replaced, weighed by how rare the rarer
+    piece of each side is (the smaller of the two): 器官 for 消化腺 in an otherwise equal
+    question is one named thing for another; a common word for a common word is wording."""
+    found = _lone_pair(q.text, e.text)
+    if found is None:
+        return 0.0
+    mine, theirs = (_pieces(search_form(side)) for side in found)
+    if not mine or not theirs:
+        return 0.0
+    return min(max(vocab.piece_rarity(p) for p in mine), max(vocab.piece_rarity(p) for p in theirs))
+
+
+@functools.lru_cache(maxsize=50_000)
+def _lone_pair(question: str, entry: str) -> tuple[str, str] | None:
+    return lone_replacement(question, entry)
 
 
 def _stem_in(piece: str, other: frozenset[str]) -> bool:

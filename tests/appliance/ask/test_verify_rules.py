@@ -86,3 +86,26 @@ def test_only_the_start_of_a_long_text_is_read():
     assert len(form.text) == MAX_CHARS
     assert read_problem("ab" * 1000 + " 3x-5<7").expressions == ()  # past the cap
     assert read_problem("3x-5<7 " + "ab" * 1000).expressions == ("3x-5<7",)
+
+
+@pytest.mark.parametrize("text", ["解不等式 3x - 5 < 7", "中国近代史上第一个不平等条约是哪一个？", "什么是无理数", "非洲最长的河流"])
+def test_words_that_only_hold_a_negation_character_negate_nothing(text):
+    assert read_problem(text).negations == 0
+    assert read_problem("下列说法不正确的是").negations == 1
+
+
+def test_rare_content_on_both_sides_reads_as_another_named_thing():
+    from appliance.ask.pair_features import FEATURES, BankVocabulary, pair_features
+
+    bank = ["人体最大的消化腺是什么", "水的化学式是什么", "地球公转一周的时间", "长方形的面积", "写出实验室用高锰酸钾制取氧气的化学方程式"]
+    vocab = BankVocabulary.build(bank)
+    swap, lone = FEATURES.index("rare_swap"), FEATURES.index("lone_swap")
+
+    def row(q, e):
+        return pair_features(problem_of(q), problem_of(e), vocab, 0.9, 0.0, False)
+
+    organ = row("人体最大的器官是什么？", "人体最大的消化腺是什么？")
+    same = row("请问人体最大的消化腺是什么", "人体最大的消化腺是什么？")
+    assert organ[swap] > 0.7 and organ[lone] > 0.7
+    assert same[swap] == 0.0 and same[lone] == 0.0
+    assert row("写出实验室用氯酸钾制取氧气的化学方程式", "写出实验室用高锰酸钾制取氧气的化学方程式")[lone] > 0.7
