@@ -30,9 +30,12 @@ _TABLE = {
     "秒": ("time", ("秒", "s")), "分钟": ("time", ("分钟", "min")), "小时": ("time", ("小时", "时", "h")),
     "天": ("time", ("天", "d")),
     "摄氏度": ("temperature", ("摄氏度", "℃", "°c")), "华氏度": ("temperature", ("华氏度", "℉", "°f")),
+    "牛": ("force", ("牛顿", "牛", "n")), "帕": ("pressure", ("帕斯卡", "帕", "pa")),
+    "焦": ("energy", ("焦耳", "焦", "j")), "瓦": ("power", ("瓦特", "瓦", "w")),
+    "伏": ("voltage", ("伏特", "伏", "v")), "安": ("current", ("安培", "安", "a")), "欧": ("resistance", ("欧姆", "欧", "ω")),
 }
 # Spellings that are also ordinary words or letters: only after a number or a slash.
-_BOUND = {"时", "天", "升", "克", "m", "mm", "cm", "dm", "km", "l", "ml", "mg", "g", "kg", "t", "s", "min", "h", "d",
+_BOUND = {"时", "天", "升", "克", "牛", "帕", "焦", "瓦", "伏", "安", "欧", "n", "pa", "j", "w", "v", "a", "ω", "m", "mm", "cm", "dm", "km", "l", "ml", "mg", "g", "kg", "t", "s", "min", "h", "d",
           "mm²", "mm^2", "cm²", "cm^2", "dm²", "dm^2", "m²", "m^2", "km²", "km^2", "cm³", "cm^3", "dm³", "dm^3", "m³", "m^3"}
 # Chinese words holding a unit's character that are no unit (玉米, 克服, 升高).
 _NOT_UNITS = re.compile(r"玉米|米饭|大米|克服|克隆|巧克力|升高|上升|升华|升旗|升级|天气|天空|天然|今天|明天|昨天|天文|天体")
@@ -62,6 +65,8 @@ class Measures:
     given: frozenset[tuple[str, str]]
     #: Every canonical unit the problem names.
     units: frozenset[str]
+    #: (number, what it counts): its unit, or the Latin word right after it ("5 red balls").
+    bound: frozenset[tuple[str, str]] = frozenset()
 
 
 def read_measures(text: str) -> Measures:
@@ -74,7 +79,37 @@ def read_measures(text: str) -> Measures:
         number = _NUMBER_BEFORE.search(folded[: match.start()])
         if number:
             given.add((_canonical_number(number.group(1)), unit))
-    return Measures(frozenset(given), frozenset(units))
+    bound = set(given)
+    for match in _NUMBER_WORD.finditer(folded):
+        if match.group(2) not in _CANONICAL and match.group(2) not in _LINK_WORDS:
+            bound.add((_canonical_number(match.group(1)), match.group(2)))
+    return Measures(frozenset(given), frozenset(units), frozenset(bound))
+
+
+_NUMBER_WORD = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s+([a-z]{2,})")
+# Words after a number that say nothing of what it counts.
+_LINK_WORDS = {"and", "or", "to", "of", "in", "on", "at", "is", "are", "the", "by", "times", "more", "less", "than",
+               "from", "with", "for", "into"}
+
+
+def swapped_roles(q: Measures, e: Measures) -> bool:
+    """The question gives the entry's numbers in other roles: a number counts one thing in
+    the question and another in the entry, where the entry counts the question's thing
+    with another number (120 小时 and 2 千米 for 2 小时 and 120 千米; 5 red and 3 blue
+    for 3 red and 5 blue)."""
+    mine, theirs = _by_number(q.bound), _by_number(e.bound)
+    for number in mine.keys() & theirs.keys():
+        for what in mine[number] - theirs[number]:
+            if theirs[number] - mine[number] and any(what in t for n, t in theirs.items() if n != number):
+                return True
+    return False
+
+
+def _by_number(bound: frozenset[tuple[str, str]]) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for number, what in bound:
+        found.setdefault(number, set()).add(what)
+    return found
 
 
 def _canonical_number(token: str) -> str:

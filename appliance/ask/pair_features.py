@@ -19,7 +19,7 @@ import numpy as np
 
 from appliance.ask.key_term_swap import GROUPS as _GROUPS
 from appliance.ask.key_term_swap import lone_replacement
-from appliance.ask.measures import other_units
+from appliance.ask.measures import other_units, swapped_roles
 from appliance.ask.problem_form import ProblemForm, read_problem, strip_preface, units
 from appliance.common.textnorm import fold, search_form, trigrams
 
@@ -268,7 +268,7 @@ def vetoed(q: ProblemForm, e: ProblemForm, key_term_swap: bool) -> str | None:
         return "expression"
     if other_span(q, e):
         return "span"
-    if other_units(q.measures, e.measures):
+    if other_units(q.measures, e.measures) or swapped_roles(q.measures, e.measures):
         return "units"
     if more_negation(q, e):
         return "negation"

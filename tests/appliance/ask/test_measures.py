@@ -39,3 +39,22 @@ def test_unit_letters_inside_words_are_no_units():
     assert read_measures("What is the mass of the moon in grams?").units == frozenset()
     assert read_measures("今天天气很好，温度升高了").units == frozenset()
     assert read_measures("3 m/s").units == {"米", "秒"}
+
+
+@pytest.mark.parametrize("question, entry", [
+    ("一辆汽车 120 小时行驶了 2 千米，它的平均速度是多少千米/时？", "一辆汽车 2 小时行驶了 120 千米，它的平均速度是多少千米/时？"),
+    ("A bag contains 3 red balls and 5 blue balls.", "A bag contains 5 red balls and 3 blue balls."),
+    ("质量为 10 kg 的物体受到 2 N 的合外力", "一个质量为 2 kg 的物体受到 10 N 的合外力"),
+])
+def test_the_same_numbers_in_other_roles_are_another_problem(question, entry):
+    assert vetoed(problem_of(question), problem_of(entry), False) == "units"
+
+
+@pytest.mark.parametrize("question, entry", [
+    ("120km in 2h, average speed?", "一辆汽车 2 小时行驶了 120 千米，它的平均速度是多少千米/时？"),
+    ("5 red and 3 blue balls, P(red)?", "A bag contains 5 red balls and 3 blue balls. What is the probability of red?"),
+])
+def test_the_same_numbers_in_the_same_roles_are_the_same(question, entry):
+    from appliance.ask.measures import swapped_roles
+
+    assert not swapped_roles(read_measures(question), read_measures(entry))
