@@ -40,7 +40,7 @@ SPAN_COVERAGE = 0.6
 LONG_SPAN = 6
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class BankVocabulary:
     """How many bank questions hold each content unit (CJK pair, Latin word)."""
 
@@ -61,8 +61,15 @@ class BankVocabulary:
         return cls(dict(freq), n, {u: math.log((1 + n) / (1 + f)) + 1.0 for u, f in freq.items()}, dict(chars))
 
     def piece_rarity(self, piece: str) -> float:
-        """A character's (or Latin word's) IDF as a share of the highest."""
-        return (math.log((1 + self.entries) / (1 + self.char_freq.get(piece, 0))) + 1.0) / self.idf_max
+        """A character's (or Latin word's) IDF as a share of the highest (1.0 when no bank
+        question holds it)."""
+        found = self.piece_rarity_of.get(piece)
+        return found if found is not None else 1.0
+
+    @functools.cached_property
+    def piece_rarity_of(self) -> dict[str, float]:
+        top = self.idf_max
+        return {p: (math.log((1 + self.entries) / (1 + f)) + 1.0) / top for p, f in self.char_freq.items()}
 
     @property
     def idf_max(self) -> float:
