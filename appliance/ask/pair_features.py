@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import math
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
@@ -232,6 +233,8 @@ _SET_GROUPS = tuple(g for g in _GROUPS if any(t in g.split() for t in ("周长",
     "电阻 电压 电流 电功率 电能",
     "质量 重力 密度 压强 浮力",
     "功 功率",
+    "slope midpoint intercept",
+    "斜率 中点 截距",
     "red blue green yellow black white",
     "speed distance acceleration velocity",
     "tense participle",
@@ -255,6 +258,19 @@ def other_expression(q: ProblemForm, e: ProblemForm) -> bool:
 
 
 _OPERATORS = "+-×/=<>≥≤≠"
+_TUPLE = re.compile(r"[(（]\s*(-?\d+(?:\.\d+)?)\s*[,，]\s*(-?\d+(?:\.\d+)?)\s*[)）]")
+
+
+def other_tuple(q: ProblemForm, e: ProblemForm) -> bool:
+    """A pair of numbers in brackets — a point, an interval — that the entry holds in
+    another order ((2, 1) for (1, 2)): the same numbers, another point."""
+    mine, theirs = _tuples(q.text), _tuples(e.text)
+    return any(t not in theirs and t[::-1] in theirs and t[0] != t[1] for t in mine)
+
+
+@functools.lru_cache(maxsize=50_000)
+def _tuples(text: str) -> frozenset[tuple[str, str]]:
+    return frozenset(_TUPLE.findall(unicodedata.normalize("NFKC", text)))
 _OPERAND = re.compile(r"[a-z0-9.^{}]+")
 
 
@@ -271,7 +287,7 @@ def vetoed(q: ProblemForm, e: ProblemForm, key_term_swap: bool) -> str | None:
         return "formula"
     if q.genotypes and e.genotypes and q.genotypes != e.genotypes:
         return "genotype"
-    if other_expression(q, e):
+    if other_expression(q, e) or other_tuple(q, e):
         return "expression"
     if other_span(q, e):
         return "span"

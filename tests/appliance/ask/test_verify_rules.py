@@ -25,6 +25,7 @@ def veto(question: str, entry: str) -> str | None:
     ("CO2相对分子质量 C12 O16", "计算 CO₂ 的相对分子质量。（相对原子质量：C-12，O-16）"),
     ("这题我不会：长8厘米宽5厘米的长方形面积（要过程）", "一个长方形的长是 8 厘米，宽是 5 厘米，它的面积是多少平方厘米？"),
     ('What is the past tense of "go" (urgent)?', 'What is the past tense of "go"?'),
+    ("slope through (1,2),(3,8)", "Find the slope of the line passing through the points (1, 2) and (3, 8)."),
 ])
 def test_retyped_problems_are_the_same(typed, stored):
     assert veto(typed, stored) is None
@@ -50,6 +51,10 @@ def test_retyped_problems_are_the_same(typed, stored):
     ("世界上表面积最大的大洋是哪个？", "世界上面积最大的大洋是哪个？", "key term"),
     ("世界上最长的河流是哪条？", "我国最长的河流是哪一条？", "key term"),
     ("What is the superlative form of good?", 'What is the comparative form of "good"?', "key term"),
+    ("Find the slope of the line through (2, 1) and (8, 3).",
+     "Find the slope of the line passing through the points (1, 2) and (3, 8).", "expression"),
+    ("Find the midpoint of the segment joining (1, 2) and (3, 8).",
+     "Find the slope of the line passing through the points (1, 2) and (3, 8).", "key term"),
 ])
 def test_one_changed_detail_is_another_problem(question, entry, why):
     assert veto(question, entry) == why
