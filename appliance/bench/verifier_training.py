@@ -189,7 +189,7 @@ def decisions(pairs: Pairs, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     A query whose every candidate was vetoed abstains whatever the calibration: it is left
     out."""
     best_raw, right = [], []
-    for i, query in enumerate(pairs.queries):
+    for i in range(len(pairs.queries)):
         mine = np.flatnonzero(pairs.groups == i)
         if len(mine) == 0:
             continue
@@ -237,7 +237,7 @@ def set_out_scores(per_set: list[Pairs]) -> list[np.ndarray]:
 def train(service, sets: tuple[Path, ...] = TRAIN_SETS) -> tuple[VerifierModel, dict]:
     per_set = [collect_pairs(service, read_queries(path)) for path in sets]
     best_raw, right, weight, by_set = [], [], [], {}
-    for path, pairs, scores in zip(sets, per_set, set_out_scores(per_set)):
+    for pairs, scores in zip(per_set, set_out_scores(per_set)):
         raw, ok = decisions(pairs, scores)
         best_raw.append(raw)
         right.append(ok)
