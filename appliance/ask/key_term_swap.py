@@ -26,6 +26,7 @@ known opposites make another problem however the rest is worded.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 
 from appliance.common.textnorm import fold
@@ -94,9 +95,11 @@ def tokens(text: str) -> list[str]:
     return [t for t in _TOKEN.findall(folded) if t.isalnum() or t[0].isdigit() or t in "+-×÷=<>/^%"]
 
 
-def _compared_tokens(text: str) -> list[str]:
-    """:func:`tokens` of the text with synonyms replaced by their group's first term."""
-    return tokens(_SYNONYM.sub(lambda match: _CANONICAL[match.group(0)], fold(text)))
+@functools.lru_cache(maxsize=50_000)
+def _compared_tokens(text: str) -> tuple[str, ...]:
+    """:func:`tokens` of the text with synonyms replaced by their group's first term
+    (cached: the bank's questions are compared again and again)."""
+    return tuple(tokens(_SYNONYM.sub(lambda match: _CANONICAL[match.group(0)], fold(text))))
 
 
 def conflicting_detail(question: str, entry: str, bank_text: str) -> str | None:
@@ -119,6 +122,22 @@ def conflicting_detail(question: str, entry: str, bank_text: str) -> str | None:
                 and not _misspelling(_content(mine_span), _content(theirs_span)):
             return f"{mine} ≠ {theirs}"
     return None
+
+
+def lone_replacement(question: str, entry: str) -> tuple[str, str] | None:
+    """When the question reads as a near copy of the entry (token ratio ≥ NEAR_COPY_RATIO)
+    with exactly one content-bearing stretch replaced, (the question's stretch, the
+    entry's), content tokens only; else None. A rewording replaces several stretches."""
+    q_tokens, e_tokens = _compared_tokens(question), _compared_tokens(entry)
+    matcher = difflib.SequenceMatcher(None, q_tokens, e_tokens, autojunk=False)
+    # quick_ratio bounds ratio from above and costs a fraction of it: most candidates stop here.
+    if matcher.quick_ratio() < NEAR_COPY_RATIO or matcher.ratio() < NEAR_COPY_RATIO:
+        return None
+    replaced = [(_content(q_tokens[i1:i2]), _content(e_tokens[j1:j2])) for op, i1, i2, j1, j2 in matcher.get_opcodes()
+                if op == "replace" and (_content(q_tokens[i1:i2]) or _content(e_tokens[j1:j2]))]
+    if len(replaced) != 1 or not all(replaced[0]) or _misspelling(*replaced[0]):
+        return None
+    return replaced[0]
 
 
 def _misspelling(mine: str, theirs: str) -> bool:

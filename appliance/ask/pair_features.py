@@ -8,23 +8,28 @@ missing from the entry), and is an absolute number, never a rank. The verifier
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
 from appliance.ask.key_term_swap import GROUPS as _GROUPS
+from appliance.ask.key_term_swap import lone_replacement
+from appliance.ask.measures import other_units, swapped_roles
 from appliance.ask.problem_form import ProblemForm, read_problem, strip_preface, units
-from appliance.common.textnorm import fold, trigrams
+from appliance.common.textnorm import fold, search_form, trigrams
 
 FEATURES = (
     "dense", "lexical", "lexical_back", "givens_q_missing", "givens_e_missing", "givens_q_any",
     "scripts_q_missing", "scripts_e_missing", "expr_q_missing", "expr_e_missing",
     "spans_q_missing", "spans_e_missing", "negation_diff", "key_term_swap",
     "known_missing", "unknown_share", "entry_missing", "similarity_gap",
+    "rare_extra", "rare_entry_missing", "rare_swap", "question_info", "lone_swap",
 )
 #: Counts are capped: the third missing given says little more than the second.
 CAP = 2.0
@@ -36,21 +41,45 @@ SPAN_COVERAGE = 0.6
 LONG_SPAN = 6
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class BankVocabulary:
     """How many bank questions hold each content unit (CJK pair, Latin word)."""
 
     doc_freq: dict[str, int]
     entries: int
     idf_of: dict[str, float]
+    #: How many bank questions hold each CJK character and each Latin word.
+    char_freq: dict[str, int] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def build(cls, search_forms: list[str]) -> "BankVocabulary":
         freq: Counter[str] = Counter()
+        chars: Counter[str] = Counter()
         for form in search_forms:
             freq.update(units(form))
+            chars.update(_pieces(form))
         n = max(1, len(search_forms))
-        return cls(dict(freq), n, {u: math.log((1 + n) / (1 + f)) + 1.0 for u, f in freq.items()})
+        return cls(dict(freq), n, {u: math.log((1 + n) / (1 + f)) + 1.0 for u, f in freq.items()}, dict(chars))
+
+    def piece_rarity(self, piece: str) -> float:
+        """A character's (or Latin word's) IDF as a share of the highest (1.0 when no bank
+        question holds it)."""
+        found = self.piece_rarity_of.get(piece)
+        return found if found is not None else 1.0
+
+    @functools.cached_property
+    def piece_rarity_of(self) -> dict[str, float]:
+        top = self.idf_max
+        return {p: (math.log((1 + self.entries) / (1 + f)) + 1.0) / top for p, f in self.char_freq.items()}
+
+    @property
+    def idf_max(self) -> float:
+        """The IDF of a unit no bank question holds: the scale of :meth:`rarity`."""
+        return math.log(1 + self.entries) + 1.0
+
+    def rarity(self, unit: str) -> float:
+        """The unit's IDF as a share of the highest (1.0: no bank question holds it)."""
+        return self.idf(unit) / self.idf_max
 
     def idf(self, unit: str) -> float:
         found = self.idf_of.get(unit)
@@ -84,6 +113,8 @@ def pair_features(q: ProblemForm, e: ProblemForm, vocab: BankVocabulary, dense: 
         float(key_term_swap),
         *_unit_shares(q.bigrams, e.bigrams, vocab),
         similarity_gap,
+        *salient_content(q, e, vocab),
+        lone_swap(q, e, vocab),
     ], dtype=np.float64)
 
 
@@ -202,6 +233,8 @@ _SET_GROUPS = tuple(g for g in _GROUPS if any(t in g.split() for t in ("周长",
     "电阻 电压 电流 电功率 电能",
     "质量 重力 密度 压强 浮力",
     "功 功率",
+    "slope midpoint intercept",
+    "斜率 中点 截距",
     "red blue green yellow black white",
     "speed distance acceleration velocity",
     "tense participle",
@@ -225,6 +258,19 @@ def other_expression(q: ProblemForm, e: ProblemForm) -> bool:
 
 
 _OPERATORS = "+-×/=<>≥≤≠"
+_TUPLE = re.compile(r"[(（]\s*(-?\d+(?:\.\d+)?)\s*[,，]\s*(-?\d+(?:\.\d+)?)\s*[)）]")
+
+
+def other_tuple(q: ProblemForm, e: ProblemForm) -> bool:
+    """A pair of numbers in brackets — a point, an interval — that the entry holds in
+    another order ((2, 1) for (1, 2)): the same numbers, another point."""
+    mine, theirs = _tuples(q.text), _tuples(e.text)
+    return any(t not in theirs and t[::-1] in theirs and t[0] != t[1] for t in mine)
+
+
+@functools.lru_cache(maxsize=50_000)
+def _tuples(text: str) -> frozenset[tuple[str, str]]:
+    return frozenset(_TUPLE.findall(unicodedata.normalize("NFKC", text)))
 _OPERAND = re.compile(r"[a-z0-9.^{}]+")
 
 
@@ -241,10 +287,12 @@ def vetoed(q: ProblemForm, e: ProblemForm, key_term_swap: bool) -> str | None:
         return "formula"
     if q.genotypes and e.genotypes and q.genotypes != e.genotypes:
         return "genotype"
-    if other_expression(q, e):
+    if other_expression(q, e) or other_tuple(q, e):
         return "expression"
     if other_span(q, e):
         return "span"
+    if other_units(q.measures, e.measures) or swapped_roles(q.measures, e.measures):
+        return "units"
     if more_negation(q, e):
         return "negation"
     if key_term_swap or contrast_swap(q, e):
@@ -279,3 +327,65 @@ def _unit_shares(q_units: frozenset[str], e_units: frozenset[str], vocab: BankVo
     e_weight = sum(vocab.idf(u) for u in e_units) or 1.0
     entry_missing = sum(vocab.idf(u) for u in e_units - q_units) / e_weight
     return known_missing / q_weight, unknown, entry_missing
+
+
+#: A question whose content weighs this many rare pieces carries the full information
+#: of a school problem; a bare keyword («长方形») carries a fraction of it.
+INFO_UNITS = 4.0
+
+
+def salient_content(q: ProblemForm, e: ProblemForm, vocab: BankVocabulary) -> tuple[float, float, float, float]:
+    """How much *rare* content one side has that the other lacks, weighed by bank-wide
+    rarity, not by a list of names: the characters of a chemical, an organ, a country or a
+    person are rare in the bank, those of question words common.
+
+    Returns (the rarest piece — CJK character or Latin word — of the question that the
+    entry lacks; the rarest piece of the entry that the question lacks; the smaller of the
+    two: one named thing put in place of another, 氯酸钾 for 高锰酸钾, 器官 for 消化腺; how
+    much rare content the question carries at all, 0–1: a bare keyword carries little). A
+    Latin word is present when the other text has a word starting with its first five
+    letters (plurals, tenses, a typo at the end)."""
+    mine, theirs = _pieces_of(q), _pieces_of(e)
+    extra = max((vocab.piece_rarity(p) for p in mine - theirs if not _stem_in(p, theirs)), default=0.0)
+    missing = max((vocab.piece_rarity(p) for p in theirs - mine if not _stem_in(p, mine)), default=0.0)
+    info = sum(vocab.piece_rarity(p) for p in mine) + 0.5 * min(len(q.givens) + len(q.expressions), 2)
+    return extra, missing, min(extra, missing), min(1.0, info / INFO_UNITS)
+
+
+def lone_swap(q: ProblemForm, e: ProblemForm, vocab: BankVocabulary) -> float:
+    """A near copy of the entry with one stretch replaced, weighed by how rare the rarer
+    piece of each side is (the smaller of the two): 器官 for 消化腺 in an otherwise equal
+    question is one named thing for another; a common word for a common word is wording."""
+    found = _lone_pair(q.text, e.text)
+    if found is None:
+        return 0.0
+    mine, theirs = (_pieces(search_form(side)) for side in found)
+    if not mine or not theirs:
+        return 0.0
+    return min(max(vocab.piece_rarity(p) for p in mine), max(vocab.piece_rarity(p) for p in theirs))
+
+
+@functools.lru_cache(maxsize=50_000)
+def _lone_pair(question: str, entry: str) -> tuple[str, str] | None:
+    return lone_replacement(question, entry)
+
+
+def _stem_in(piece: str, other: frozenset[str]) -> bool:
+    if not piece.isascii() or len(piece) < 4:
+        return False
+    stem = piece[:5]
+    return any(w.startswith(stem) or (len(w) >= 4 and stem.startswith(w)) for w in other if w.isascii())
+
+
+def _pieces_of(p: ProblemForm) -> frozenset[str]:
+    return _pieces_cached(p.form)
+
+
+@functools.lru_cache(maxsize=50_000)
+def _pieces_cached(form: str) -> frozenset[str]:
+    return frozenset(_pieces(form))
+
+
+def _pieces(form: str) -> set[str]:
+    """CJK characters and Latin words of two letters or more of a search form."""
+    return {w for w in re.findall(r"[a-z]{2,}", form)} | set("".join(re.findall(r"[\u3400-\u9fff]", form)))

@@ -27,6 +27,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
+from appliance.ask.measures import Measures, read_measures
 from appliance.common.textnorm import fold, numbers, search_form, trigrams
 
 #: Only the start of a longer text is read: a school problem fits, and the regular
@@ -61,6 +62,10 @@ _SPANS = re.compile(r"“([^”]{1,80})”|「([^」]{1,80})」|『([^』]{1,80}
 _NEGATIONS = re.compile(r"不|没|非|无|未|错误|\bnot\b|n't\b|\bnever\b|\bexcept\b|\bfalse\b|\bincorrect\b|\bwrong\b")
 # 是不是, 会不会, 能不能: a yes-no question, not a negation. 不同/无关 style compounds stay.
 _A_NOT_A = re.compile(r"(.)不\1|我不会|不会做|不会写|不会算|不会解|不懂|不知道|不明白|不太|不清楚|没学|没听懂|don't know|do not know|don't understand|do not understand|not sure")
+# School words that hold a negation character but negate nothing: 不等式 (an inequality),
+# 不平等条约, 无理数, 非洲, 未知数, 非金属, 无机物, 不规则, 不饱和, 不定式, 不可数名词.
+_NOT_NEGATIONS = re.compile(r"不等式|不等号|不平等|不规则|不饱和|不定式|不可数|不对称|无理数|无机|无脊椎|无性|"
+                            r"非洲|非金属|非晶体|未知数|未成年|uncountable|non-metal")
 _LATIN_WORD = re.compile(r"[a-z]+")
 _CJK = re.compile(r"[\u3400-\u9fff]+")
 
@@ -83,6 +88,8 @@ class ProblemForm:
     genotypes: frozenset[str]
     #: Every digit string written as an exponent or index ("2" for x², "10" for a₁₀).
     script_values: frozenset[str]
+    #: Units of measurement: the givens with their units, the units named.
+    measures: Measures
 
 
 def read_problem(text: str) -> ProblemForm:
@@ -97,9 +104,10 @@ def read_problem(text: str) -> ProblemForm:
         text=text, form=form, givens=numbers(_THOUSANDS.sub(_join_thousands, plain)),
         scripts=scripts, expressions=expressions, maths=re.sub(r"\s+", "", canonical),
         spans=tuple(dict.fromkeys(s for s in (search_form(s) for s in _spans(text)) if s)),
-        negations=len(_NEGATIONS.findall(_A_NOT_A.sub("", fold(text)))), bigrams=frozenset(units(form)),
+        negations=len(_NEGATIONS.findall(_NOT_NEGATIONS.sub("", _A_NOT_A.sub("", fold(text))))), bigrams=frozenset(units(form)),
         grams=frozenset(trigrams(form)), formulas=frozenset(formulas(text)),
         genotypes=genotypes(text), script_values=frozenset(s.split("^")[1] for s in scripts),
+        measures=read_measures(text),
     )
 
 

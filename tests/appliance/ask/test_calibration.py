@@ -36,3 +36,24 @@ def test_fit_is_monotone_and_its_threshold_answers_where_most_decisions_are_righ
 def test_one_sided_labels_are_refused():
     with pytest.raises(calibration.CalibrationError):
         calibration.fit(np.linspace(0, 1, 20), np.ones(20))
+
+
+def test_a_step_of_all_right_answers_is_not_certainty():
+    # 30 answers all right at the top: about 97 %, not 100 % (one right and one wrong
+    # pseudo-answer per step); a larger step of all right comes closer to 1.
+    raw = np.concatenate([np.linspace(0.0, 0.4, 30), np.linspace(0.6, 1.0, 30)])
+    right = np.array([0] * 30 + [1] * 30)
+    top = calibration.fit(raw, right)(1.0)
+    assert top == pytest.approx(31 / 32)
+    raw_big = np.concatenate([np.linspace(0.0, 0.4, 30), np.linspace(0.6, 1.0, 300)])
+    assert calibration.fit(raw_big, np.array([0] * 30 + [1] * 300))(1.0) > top
+
+
+def test_weights_let_each_set_count_the_same():
+    # A small set of wrong answers at a high score outweighs a large set's right ones once
+    # each set weighs the same.
+    raw = np.concatenate([np.full(100, 0.9), np.full(10, 0.9), np.linspace(0, 0.3, 20)])
+    right = np.array([1] * 100 + [0] * 10 + [0] * 20)
+    plain = calibration.fit(raw, right)(0.9)
+    weights = np.concatenate([np.full(100, 1 / 100), np.full(10, 1 / 10), np.full(20, 1 / 20)])
+    assert calibration.fit(raw, right, weights=weights)(0.9) < plain - 0.2

@@ -25,6 +25,7 @@ def veto(question: str, entry: str) -> str | None:
     ("CO2相对分子质量 C12 O16", "计算 CO₂ 的相对分子质量。（相对原子质量：C-12，O-16）"),
     ("这题我不会：长8厘米宽5厘米的长方形面积（要过程）", "一个长方形的长是 8 厘米，宽是 5 厘米，它的面积是多少平方厘米？"),
     ('What is the past tense of "go" (urgent)?', 'What is the past tense of "go"?'),
+    ("slope through (1,2),(3,8)", "Find the slope of the line passing through the points (1, 2) and (3, 8)."),
 ])
 def test_retyped_problems_are_the_same(typed, stored):
     assert veto(typed, stored) is None
@@ -50,6 +51,10 @@ def test_retyped_problems_are_the_same(typed, stored):
     ("世界上表面积最大的大洋是哪个？", "世界上面积最大的大洋是哪个？", "key term"),
     ("世界上最长的河流是哪条？", "我国最长的河流是哪一条？", "key term"),
     ("What is the superlative form of good?", 'What is the comparative form of "good"?', "key term"),
+    ("Find the slope of the line through (2, 1) and (8, 3).",
+     "Find the slope of the line passing through the points (1, 2) and (3, 8).", "expression"),
+    ("Find the midpoint of the segment joining (1, 2) and (3, 8).",
+     "Find the slope of the line passing through the points (1, 2) and (3, 8).", "key term"),
 ])
 def test_one_changed_detail_is_another_problem(question, entry, why):
     assert veto(question, entry) == why
@@ -86,3 +91,26 @@ def test_only_the_start_of_a_long_text_is_read():
     assert len(form.text) == MAX_CHARS
     assert read_problem("ab" * 1000 + " 3x-5<7").expressions == ()  # past the cap
     assert read_problem("3x-5<7 " + "ab" * 1000).expressions == ("3x-5<7",)
+
+
+@pytest.mark.parametrize("text", ["解不等式 3x - 5 < 7", "中国近代史上第一个不平等条约是哪一个？", "什么是无理数", "非洲最长的河流"])
+def test_words_that_only_hold_a_negation_character_negate_nothing(text):
+    assert read_problem(text).negations == 0
+    assert read_problem("下列说法不正确的是").negations == 1
+
+
+def test_rare_content_on_both_sides_reads_as_another_named_thing():
+    from appliance.ask.pair_features import FEATURES, BankVocabulary, pair_features
+
+    bank = ["人体最大的消化腺是什么", "水的化学式是什么", "地球公转一周的时间", "长方形的面积", "写出实验室用高锰酸钾制取氧气的化学方程式"]
+    vocab = BankVocabulary.build(bank)
+    swap, lone = FEATURES.index("rare_swap"), FEATURES.index("lone_swap")
+
+    def row(q, e):
+        return pair_features(problem_of(q), problem_of(e), vocab, 0.9, 0.0, False)
+
+    organ = row("人体最大的器官是什么？", "人体最大的消化腺是什么？")
+    same = row("请问人体最大的消化腺是什么", "人体最大的消化腺是什么？")
+    assert organ[swap] > 0.7 and organ[lone] > 0.7
+    assert same[swap] == 0.0 and same[lone] == 0.0
+    assert row("写出实验室用氯酸钾制取氧气的化学方程式", "写出实验室用高锰酸钾制取氧气的化学方程式")[lone] > 0.7

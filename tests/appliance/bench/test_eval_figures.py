@@ -6,15 +6,23 @@ import pytest
 from appliance.ask.service import AskService
 from appliance.bench import evaluation
 
-# demo_eval.csv, 2026-12-01 (docs/BENCHMARKS.md, "Issue 11").
-PINNED_TOP1 = {"exact": 1.0, "paraphrase": 0.9555, "partial": 0.9722, "unanswerable": 0.8913}
-PINNED_ABSTAIN_PRECISION = 0.8913
-MAX_ECE = 0.02
-PINNED_CONFIDENT_PRECISION = 0.995
+# The shipped model's figures on two of its tuning sets, 2026-12-01 (docs/BENCHMARKS.md,
+# "Issue 11", after the second pass). It is trained on both: these catch regressions, they
+# do not tell how it does on new questions (the crossval step of verifier_training does).
+PINNED = {
+    "demo_eval.csv": {
+        "top1": {"exact": 1.0, "paraphrase": 0.9111, "partial": 0.9722, "unanswerable": 0.9783},
+        "abstain_precision": 0.8333, "max_ece": 0.07, "confident_precision": 0.994,
+    },
+    "tune_independent.csv": {
+        "top1": {"exact": 1.0, "paraphrase": 0.7822, "partial": 0.9322, "unanswerable": 0.835},
+        "abstain_precision": 0.8883, "max_ece": 0.07, "confident_precision": 0.9,
+    },
+}
 
 
 @pytest.fixture(scope="module")
-def summary(tmp_path_factory, model_cache):
+def summaries(tmp_path_factory, model_cache):
     import dataclasses
     from importlib import resources
 
@@ -23,24 +31,31 @@ def summary(tmp_path_factory, model_cache):
     data_dir = tmp_path_factory.mktemp("eval")
     (data_dir / "cache").symlink_to(model_cache, target_is_directory=True)
     service = AskService.open(dataclasses.replace(Config(), data_dir=data_dir))
+    found = {}
     try:
-        path = resources.files("appliance.data").joinpath("demo_eval.csv")
-        outcomes = evaluation.run_eval(evaluation.read_queries(path), service.decide_only)
+        for name in PINNED:
+            path = resources.files("appliance.data").joinpath(name)
+            found[name] = evaluation.summarise(evaluation.run_eval(evaluation.read_queries(path), service.decide_only))
     finally:
         service.close()
-    return evaluation.summarise(outcomes)
+    return found
 
 
-@pytest.mark.parametrize("kind", sorted(PINNED_TOP1))
-def test_top1_by_kind_does_not_regress(summary, kind):
-    assert summary["by_kind"][kind]["top1"] >= PINNED_TOP1[kind]
+CASES = [(name, kind) for name, pins in PINNED.items() for kind in sorted(pins["top1"])]
 
 
-def test_abstentions_stay_precise(summary):
-    assert summary["abstain"]["precision"] >= PINNED_ABSTAIN_PRECISION
+@pytest.mark.parametrize("name, kind", CASES)
+def test_top1_by_kind_does_not_regress(summaries, name, kind):
+    assert summaries[name]["by_kind"][kind]["top1"] >= PINNED[name]["top1"][kind]
 
 
-def test_confidence_stays_calibrated(summary):
-    calibration = summary["calibration"]
-    assert calibration["ece"] <= MAX_ECE
-    assert calibration["confident_precision"] >= PINNED_CONFIDENT_PRECISION
+@pytest.mark.parametrize("name", sorted(PINNED))
+def test_abstentions_stay_precise(summaries, name):
+    assert summaries[name]["abstain"]["precision"] >= PINNED[name]["abstain_precision"]
+
+
+@pytest.mark.parametrize("name", sorted(PINNED))
+def test_confidence_stays_calibrated(summaries, name):
+    calibration = summaries[name]["calibration"]
+    assert calibration["ece"] <= PINNED[name]["max_ece"]
+    assert calibration["confident_precision"] >= PINNED[name]["confident_precision"]
