@@ -34,6 +34,7 @@ class LiveServer:
     mounted: object
     config: object
     outbound: list  # connection attempts to non-loopback addresses
+    limiter: object = None  # the daemon's one per-address rate limiter
 
 
 class OutboundGuard:
@@ -112,7 +113,7 @@ def live_server(tmp_path_factory, model_cache):
             if time.monotonic() > deadline or not thread.is_alive():
                 raise RuntimeError("the test server did not start")
             time.sleep(0.05)
-        yield LiveServer(f"http://127.0.0.1:{port}", service, mounted, config, guard.attempts)
+        yield LiveServer(f"http://127.0.0.1:{port}", service, mounted, config, guard.attempts, built.limiter)
         server.should_exit = True
         thread.join(timeout=30)
     assert guard.attempts == [], f"the server tried to reach the network: {guard.attempts}"
