@@ -95,18 +95,26 @@ def tokens(text: str) -> list[str]:
     return [t for t in _TOKEN.findall(folded) if t.isalnum() or t[0].isdigit() or t in "+-×÷=<>/^%"]
 
 
-@functools.lru_cache(maxsize=50_000)
 def _compared_tokens(text: str) -> tuple[str, ...]:
-    """:func:`tokens` of the text with synonyms replaced by their group's first term
-    (cached: the bank's questions are compared again and again)."""
+    """:func:`tokens` of the text with synonyms replaced by their group's first term."""
     return tuple(tokens(_SYNONYM.sub(lambda match: _CANONICAL[match.group(0)], fold(text))))
+
+
+#: A bank question's tokens are compared again and again: kept (see pair_features.warm_entry).
+_entry_tokens = functools.lru_cache(maxsize=50_000)(_compared_tokens)
+#: A student's question is compared with its candidates within one ask.
+_question_tokens = functools.lru_cache(maxsize=256)(_compared_tokens)
+
+
+def warm_entry_tokens(entry: str) -> None:
+    _entry_tokens(entry)
 
 
 def conflicting_detail(question: str, entry: str, bank_text: str) -> str | None:
     """A short description of the detail that makes ``entry`` another problem than
     ``question`` (both raw text), or None. ``bank_text`` is every bank question in
     search form, joined, to tell known terms from unknown ones."""
-    q_tokens, e_tokens = _compared_tokens(question), _compared_tokens(entry)
+    q_tokens, e_tokens = _question_tokens(question), _entry_tokens(entry)
     matcher = difflib.SequenceMatcher(None, q_tokens, e_tokens, autojunk=False)
     if matcher.ratio() < NEAR_COPY_RATIO:
         return None
@@ -128,7 +136,7 @@ def lone_replacement(question: str, entry: str) -> tuple[str, str] | None:
     """When the question reads as a near copy of the entry (token ratio ≥ NEAR_COPY_RATIO)
     with exactly one content-bearing stretch replaced, (the question's stretch, the
     entry's), content tokens only; else None. A rewording replaces several stretches."""
-    q_tokens, e_tokens = _compared_tokens(question), _compared_tokens(entry)
+    q_tokens, e_tokens = _question_tokens(question), _entry_tokens(entry)
     matcher = difflib.SequenceMatcher(None, q_tokens, e_tokens, autojunk=False)
     # quick_ratio bounds ratio from above and costs a fraction of it: most candidates stop here.
     if matcher.quick_ratio() < NEAR_COPY_RATIO or matcher.ratio() < NEAR_COPY_RATIO:

@@ -86,11 +86,31 @@ class BankVocabulary:
         return found if found is not None else math.log(1 + self.entries) + 1.0
 
 
-@functools.lru_cache(maxsize=50_000)
+#: Bank questions (and approved aliases) whose forms stay in memory: a school's bank and
+#: more. A student's question is read once per ask and not kept (:func:`question_problem`),
+#: so the memory held does not grow with the questions asked.
+ENTRY_FORMS_MAX = 50_000
+
+
+@functools.lru_cache(maxsize=ENTRY_FORMS_MAX)
 def problem_of(text: str) -> ProblemForm:
-    """The problem form of a text, its numbered preface left out (cached: bank questions
-    are read once)."""
+    """The problem form of a bank text, its numbered preface left out (cached: bank
+    questions are read once, see :func:`warm_entry`)."""
     return read_problem(strip_preface(text))
+
+
+@functools.lru_cache(maxsize=256)
+def question_problem(text: str) -> ProblemForm:
+    """The problem form of a student's question: the same as :func:`problem_of`, kept
+    only for the few asks in flight."""
+    return read_problem(strip_preface(text))
+
+
+def warm_entry(question: str) -> None:
+    """Read a bank question's form and every feature derived from it, so that the memory
+    they take is taken once, when the bank is loaded, not crept into ask by ask."""
+    form = problem_of(question)
+    _contrast_terms(form), _pieces_of(form), _tuples_of(form)
 
 
 def pair_features(q: ProblemForm, e: ProblemForm, vocab: BankVocabulary, dense: float,
@@ -190,10 +210,17 @@ def contrast_swap(q: ProblemForm, e: ProblemForm) -> bool:
 
 
 def _contrast_terms(p: ProblemForm) -> frozenset[str]:
-    return _terms_of(p.form, p.text)
+    return _derived(p, "terms", lambda: _terms_of(p.form, p.text))
 
 
-@functools.lru_cache(maxsize=50_000)
+def _derived(p: ProblemForm, name: str, compute):
+    """A feature of ``p`` computed once and kept on it (see ``ProblemForm.derived``)."""
+    found = p.derived.get(name)
+    if found is None:
+        found = p.derived[name] = compute()
+    return found
+
+
 def _terms_of(form: str, text: str) -> frozenset[str]:
     """Contrast terms of a problem, longest first, not overlapping (表面积 is not also 面积):
     CJK terms in its search form, Latin ones as whole words of its folded text."""
@@ -264,13 +291,12 @@ _TUPLE = re.compile(r"[(（]\s*(-?\d+(?:\.\d+)?)\s*[,，]\s*(-?\d+(?:\.\d+)?)\s*
 def other_tuple(q: ProblemForm, e: ProblemForm) -> bool:
     """A pair of numbers in brackets — a point, an interval — that the entry holds in
     another order ((2, 1) for (1, 2)): the same numbers, another point."""
-    mine, theirs = _tuples(q.text), _tuples(e.text)
+    mine, theirs = _tuples_of(q), _tuples_of(e)
     return any(t not in theirs and t[::-1] in theirs and t[0] != t[1] for t in mine)
 
 
-@functools.lru_cache(maxsize=50_000)
-def _tuples(text: str) -> frozenset[tuple[str, str]]:
-    return frozenset(_TUPLE.findall(unicodedata.normalize("NFKC", text)))
+def _tuples_of(p: ProblemForm) -> frozenset[tuple[str, str]]:
+    return _derived(p, "tuples", lambda: frozenset(_TUPLE.findall(unicodedata.normalize("NFKC", p.text))))
 _OPERAND = re.compile(r"[a-z0-9.^{}]+")
 
 
@@ -365,7 +391,7 @@ def lone_swap(q: ProblemForm, e: ProblemForm, vocab: BankVocabulary) -> float:
     return min(max(vocab.piece_rarity(p) for p in mine), max(vocab.piece_rarity(p) for p in theirs))
 
 
-@functools.lru_cache(maxsize=50_000)
+@functools.lru_cache(maxsize=2048)  # a question against its candidates: reused within an ask
 def _lone_pair(question: str, entry: str) -> tuple[str, str] | None:
     return lone_replacement(question, entry)
 
@@ -378,12 +404,7 @@ def _stem_in(piece: str, other: frozenset[str]) -> bool:
 
 
 def _pieces_of(p: ProblemForm) -> frozenset[str]:
-    return _pieces_cached(p.form)
-
-
-@functools.lru_cache(maxsize=50_000)
-def _pieces_cached(form: str) -> frozenset[str]:
-    return frozenset(_pieces(form))
+    return _derived(p, "pieces", lambda: frozenset(_pieces(p.form)))
 
 
 def _pieces(form: str) -> set[str]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from appliance.ask.measures import Measures, read_measures
 from appliance.common.textnorm import fold, numbers, search_form, trigrams
@@ -90,6 +90,9 @@ class ProblemForm:
     script_values: frozenset[str]
     #: Units of measurement: the givens with their units, the units named.
     measures: Measures
+    #: Features derived from this form later (pair_features), kept as long as the form is:
+    #: a bank question's for as long as its form is cached, a student's for one ask.
+    derived: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
 
 def read_problem(text: str) -> ProblemForm:

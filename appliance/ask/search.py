@@ -27,7 +27,7 @@ from typing import Literal
 import numpy as np
 
 from appliance.db import sql
-from appliance.ask.key_term_swap import conflicting_detail
+from appliance.ask.key_term_swap import conflicting_detail, warm_entry_tokens
 from appliance.ask.dense_index import DenseIndex
 from appliance.bank.kb import QuestionBank
 from appliance.common.textnorm import numbers, search_form, trigrams
@@ -117,6 +117,12 @@ class HybridSearch:
             ranked[:CONFLICT_CHECKS] = [(self._check_conflict(c, e, query), e) for c, e in ranked[:CONFLICT_CHECKS]]
         ranked.sort(key=lambda pair: pair[0].score, reverse=True)
         return ranked
+
+    def warm(self, question: str, search_text: str) -> None:
+        """Compute a bank entry's cached features now (the service does this for the whole
+        bank when it loads), so memory does not creep up ask by ask as entries are met."""
+        _entry_trigrams(search_text), _entry_numbers(question)
+        warm_entry_tokens(question)
 
     def _score(self, entry: dict, dense: float, bm25: float, query: "_Query") -> Candidate:
         entry_grams = _entry_trigrams(entry["search_text"])

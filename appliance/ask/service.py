@@ -23,6 +23,7 @@ from appliance.ask.policy import Decision
 from appliance.ask.search import Candidate, HybridSearch, Signal
 from appliance.ask import calibration
 from appliance.ask.calibration import RECALIBRATE_MIN
+from appliance.ask.pair_features import warm_entry
 from appliance.ask.verify import BankContext, TeacherView, Verifier, VerifierModel
 from appliance.asklog.teacher_memory import TeacherMemory
 from appliance.db import sql
@@ -159,8 +160,13 @@ class AskService:
                 return
             with self._encode_lock:
                 self.index.refresh(progress=progress)
-            forms = [row[0] for row in self.store.query(sql.KB_SEARCH_TEXTS)]
-            self._context = BankContext.build(version, forms)
+            rows = self.store.query(sql.KB_QUESTIONS_SEARCH_TEXTS)
+            self._context = BankContext.build(version, [form for _, form in rows])
+            started = time.perf_counter()
+            for question, form in rows:  # the memory for the bank's features, taken now
+                self.search.warm(question, form)
+                warm_entry(question)
+            log.info("features of %d bank questions ready in %.1f s", len(rows), time.perf_counter() - started)
             self._index_version = version
             self.clear_answer_cache()
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from appliance.ask.pair_features import FEATURES, BankVocabulary, pair_features, problem_of, vetoed
+from appliance.ask.pair_features import FEATURES, BankVocabulary, pair_features, problem_of, question_problem, vetoed
 from appliance.ask.policy import Decision
 from appliance.ask.search import Candidate
 from appliance.common.textnorm import search_form, trigrams
@@ -184,7 +184,7 @@ class Verifier:
         alias the teachers approved for it, and for each row why it is vetoed (or None)."""
         if not ranked:
             return []
-        q = problem_of(question)
+        q = question_problem(question)
         closest = sorted(ranked, key=lambda pair: pair[0].similarity, reverse=True)[:VERIFY_TOP]
         top_similarity = closest[0][0].similarity
         found = []

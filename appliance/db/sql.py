@@ -105,6 +105,7 @@ KB_BY_IDS = (
     "FROM kb_entries WHERE id IN ({placeholders})"
 )
 KB_SEARCH_TEXTS = "SELECT search_text FROM kb_entries"
+KB_QUESTIONS_SEARCH_TEXTS = "SELECT question, search_text FROM kb_entries"
 KB_QUESTIONS_ANSWERS = "SELECT question, answer FROM kb_entries ORDER BY id"
 KB_COUNT_BY_SUBJECT = "SELECT subject, count(*) FROM kb_entries GROUP BY subject ORDER BY subject"
 KB_COUNT_BY_ORIGIN = "SELECT origin, count(*) FROM kb_entries GROUP BY origin ORDER BY origin"
