@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import logging
 import os
@@ -354,6 +355,11 @@ def serve(config: Config, host: str | None, port: int | None) -> None:
     blas_limit = _limit_blas_threads(config)  # noqa: F841 (held for the daemon's life)
     built = daemon.build(config)
     app, service = built.app, built.service
+    # Everything loaded so far (models, the bank and its features) lives as long as the
+    # daemon: leave it out of the garbage collector's full passes, which would otherwise
+    # walk it all and stall every request for a moment.
+    gc.collect()
+    gc.freeze()
     # READY=1 once the port is bound; WATCHDOG=1 while the event loop answers. On SIGTERM
     # uvicorn stops accepting, lets in-flight asks finish (up to 30 s), then the app's
     # shutdown flushes the ask log and closes the database.

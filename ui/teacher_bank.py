@@ -4,8 +4,6 @@ report, export."""
 from __future__ import annotations
 
 import logging
-import tempfile
-from pathlib import Path
 
 import gradio as gr
 import pandas as pd
@@ -16,7 +14,7 @@ from appliance.bank.kb import BankImportRejected
 from appliance.db.store import StoreError
 from ui.i18n import subject_choices, subject_name, t
 from ui.render import LATEX_DELIMITERS, message_html, safe_markdown
-from ui.teacher_log import fresh_export
+from ui.teacher_log import export_folder, fresh_export
 from ui.translate import Translations
 
 log = logging.getLogger(__name__)
@@ -53,7 +51,7 @@ def import_report(editor: BankEditor, path: str | None, skip_bad: bool, lang: st
 class BankTab:
     def __init__(self, editor: BankEditor):
         self.editor = editor
-        self._export_dir = Path(tempfile.mkdtemp(prefix="eduqa-export-"))
+        self._export_dir = export_folder(self)
 
     def build(self, tr: Translations, lang) -> None:
         T = tr.text

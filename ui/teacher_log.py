@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import shutil
 import tempfile
 import time
 import uuid
+import weakref
 from dataclasses import dataclass
 from datetime import date, tzinfo
 from pathlib import Path
@@ -121,10 +123,18 @@ def detail_markdown(row: ReviewRow, given: dict | None, tz: tzinfo, lang: str) -
     return "\n\n".join(facts)
 
 
+def export_folder(owner: object) -> Path:
+    """A private folder for ``owner``'s downloads: made at its first export (not at start,
+    so restarts leave nothing behind) and removed with ``owner`` or when the daemon exits."""
+    path = Path(tempfile.gettempdir()) / f"eduqa-export-{uuid.uuid4().hex[:12]}"
+    weakref.finalize(owner, shutil.rmtree, path, True)
+    return path
+
+
 def fresh_export(folder: Path, stem: str, keep_s: float = 3600.0) -> Path:
     """A new file name in ``folder`` for one download; exports older than ``keep_s`` go
     (Gradio serves a copy from its own cache)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     now = time.time()
     for old in folder.glob("*.csv"):
         try:
@@ -141,7 +151,7 @@ class LogTab:
         self.editor = editor
         self.archive = archive
         self.tz = tz
-        self._export_dir = Path(tempfile.mkdtemp(prefix="eduqa-export-"))
+        self._export_dir = export_folder(self)
 
     def build(self, tr: Translations, lang) -> None:
         T = tr.text

@@ -239,6 +239,7 @@ def write_bench_config(config: Config, path: Path) -> None:
         f'[encoder]\nmodel = "{config.encoder.model}"\n'
         f"[serving]\nbatch_max = {s.batch_max}\nbatch_wait_ms = {s.batch_wait_ms}\n"
         f"queue_max = {s.queue_max}\nrate_per_minute = {s.rate_per_minute}\nrate_burst = {s.rate_burst}\n"
+        f"max_in_flight = {s.max_in_flight}\n"
         f"[ocr]\nqueue_max = {config.ocr.queue_max}\ndeadline_s = {config.ocr.deadline_s}\n"
         f"det_max_side = {config.ocr.det_max_side}\nthreads = {config.ocr.threads}\n"
         f"busy_queue = {config.ocr.busy_queue}\ndet_max_side_busy = {config.ocr.det_max_side_busy}\n",
