@@ -142,8 +142,16 @@ def _photo(seed: int) -> bytes:
 
 def test_photos_beyond_the_queue_are_refused_at_once_and_late_ones_give_up():
     pipeline = _SlowLinesPipeline()
-    reader = OcrReader(pipeline, queue_max=1, deadline_s=0.3)
-    first = threading.Thread(target=reader.read, args=(_photo(1),))
+    reader = OcrReader(pipeline, queue_max=1, deadline_s=2.0)  # long enough for a stalled CI box
+    first_failed = []
+
+    def first_photo():
+        try:
+            reader.read(_photo(1))
+        except DeadlineExceeded as exc:  # held past its own deadline by the test
+            first_failed.append(exc)
+
+    first = threading.Thread(target=first_photo)
     first.start()
     assert pipeline.entered.wait(5)  # photo 1 is being read
     second_failed = []
