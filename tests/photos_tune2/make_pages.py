@@ -354,8 +354,8 @@ def _draw_tokens(page, line, x, base, fill):
         for s, f in t.runs:
             if not s.isspace():
                 page.ops.append(("text", x, base, s, f, fill))
-                l, tp, r, b = f.getbbox(s, anchor="ls")
-                x0, y0, x1, y1 = min(x0, x + l), min(y0, base + tp), max(x1, x + r), max(y1, base + b)
+                left, tp, r, b = f.getbbox(s, anchor="ls")
+                x0, y0, x1, y1 = min(x0, x + left), min(y0, base + tp), max(x1, x + r), max(y1, base + b)
             x += f.getlength(s)
     return (x0, y0, x1, y1), x
 
@@ -386,7 +386,6 @@ def layout(sp, bank, E, fams):
         pg.w = int(2 * m + cw)
         cols = [(m, m + cw)]
     y = sp["top"] * E
-    zh = sp["zh"]
 
     def simple_line(text, fset, size, x, base, center=False):
         toks = tokenize(text, fset, size, has_han(text))
