@@ -21,13 +21,17 @@ _CIRCLED = r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]"
 _NTH = rf"(?:第\s*[{CN_DIGITS}\d]+|[第笔弟苐]?\s*\d{{1,3}})\s*(?:小)?题\s*[.．、:：]?"
 _EXAMPLE = r"例\s*\d{1,3}\s*[.．、:：]?"
 _LATIN = r"(?:Q|Question|Problem|Exercise|Ex\.?|No\.?)\s*\d{1,3}\s*[.:：)]?"
-NUMBER = re.compile(rf"^\s*(?:{_DOTTED}|{_BRACKETED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN})(?=\s|$|[^\w]))")
-TOP_LEVEL = re.compile(rf"^\s*(?:{_DOTTED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN})(?=\s|$|[^\w]))")
+# After a Latin label: a space, the end, punctuation, or Chinese text run on ("Q24一个…").
+_AFTER_LATIN = r"(?=\s|$|[^\w]|[\u3400-\u9fff])"
+NUMBER = re.compile(rf"^\s*(?:{_DOTTED}|{_BRACKETED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN})")
+TOP_LEVEL = re.compile(rf"^\s*(?:{_DOTTED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN})")
 SUB_LEVEL = re.compile(rf"^\s*{_BRACKETED}")
 
 # A score note: "（5分）" "(5 points)" "[3 marks]" "(每题4分)".
-SCORE = re.compile(r"^\s*[（(\[【]\s*(?:每(?:小)?题|共)?\s*\d{1,3}\s*(?:分|points?|pts?|marks?)[^)）\]】]{0,12}[)）\]】]",
-                   re.IGNORECASE)
+_SCORE_NOTE = r"[（(\[【]\s*(?:每(?:小)?题|共)?\s*\d{1,3}\s*(?:分|points?|pts?|marks?)[^)）\]】]{0,12}[)）\]】]"
+SCORE = re.compile(rf"^\s*{_SCORE_NOTE}", re.IGNORECASE)
+# The same note printed at the end of the problem instead ("…多少？（5分）").
+SCORE_AT_END = re.compile(rf"\s*{_SCORE_NOTE}\s*$", re.IGNORECASE)
 
 # Section headings: "一、选择题" "二、填空题（每题 4 分）" "Part A" "Section 2".
 _SECTION = re.compile(rf"^\s*(?:[{CN_DIGITS}]+\s*[、.．]\s*\S{{0,8}}题|(?i:part|section)\s+[A-Z\d]{{1,3}}\b)")
@@ -92,11 +96,13 @@ def strip_ticks(line: str) -> str:
 
 
 def strip_number(text: str) -> str:
-    """The problem without its leading number and score note."""
+    """The problem without its leading number and its score note (before or after it)."""
     prefix = number_prefix(text)
     rest = text[len(prefix):]
     while (score := SCORE.match(rest)):
         rest = rest[score.end():]
+    while (score := SCORE_AT_END.search(rest)):
+        rest = rest[:score.start()]
     return rest.lstrip(" :：.．、")
 
 
