@@ -18,7 +18,7 @@ import statistics
 from dataclasses import dataclass
 
 from appliance.ocr.layout import TextBox, join, merge_row, group_rows
-from appliance.ocr.problem_text import TOP_LEVEL, is_header, is_mark, starts_problem, strip_ticks
+from appliance.ocr.problem_text import TOP_LEVEL, is_header, is_mark, starts_problem, strip_number, strip_ticks
 from appliance.ocr.result import OcrLine
 
 
@@ -168,12 +168,22 @@ def split_region(rows: list[Row], sub_questions_start: bool, size: tuple[int, in
     for row in rows:
         header = is_header(row.text)
         numbered = starts_problem(row.text, sub_questions_start)
-        if not blocks or header or numbered or kinds[-1][0]:
+        if blocks and not header and not numbered and _bare_number(blocks[-1], sub_questions_start):
+            blocks[-1].append(row)  # the number stood on a line of its own: this is its problem
+            kinds[-1] = (False, True)
+        elif not blocks or header or numbered or kinds[-1][0]:
             blocks.append([row])
             kinds.append((header, numbered and not header))
         else:
             blocks[-1].append(row)
     return [Block(tuple(b), h, n, touches_edge(b, size, params)) for b, (h, n) in zip(blocks, kinds)]
+
+
+def _bare_number(rows: list[Row], sub_questions_start: bool) -> bool:
+    """A block that is one row holding a problem number and nothing else ("(10)", "Q21."):
+    a mark drawn round the number can make the detector read it apart from its line."""
+    return len(rows) == 1 and starts_problem(rows[0].text, sub_questions_start) \
+        and not strip_number(rows[0].text).strip(" :：.．-—_")
 
 
 def continues(previous: Block, block: Block, unit: float, params: BlockParams) -> bool:

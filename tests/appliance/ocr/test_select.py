@@ -53,6 +53,16 @@ def test_two_whole_problems_with_equal_claim_are_both_offered():
     assert set(layout.choices) == {"解方程：2x + 3 = 11", "解方程：2x + 3 = 13"}
 
 
+def test_a_number_read_on_a_line_of_its_own_starts_the_problem_below_it():
+    # a circle drawn round "(10)" made the detector read it apart from its line
+    boxes = [box("(9) 世界上面积最大的大洋是哪个？", 300, 200, 700),
+             box("(10)", 280, 500, 90, h=70), box("Translate into Chinese: Practice makes perfect.", 300, 590, 800),
+             box("(11) 水的化学式是什么？", 300, 900, 600)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "Translate into Chinese: Practice makes perfect."
+    assert layout.choices == ()
+
+
 def test_wrapped_lines_of_one_problem_stay_together():
     boxes = [box("5. 一个长方形的长是 8 厘米，宽是", 300, 540, 800), box("5 厘米，它的面积是多少？", 300, 600, 600)]
     assert arrange_page(boxes, SIZE).text == "一个长方形的长是 8 厘米，宽是5 厘米，它的面积是多少？"
