@@ -30,6 +30,7 @@ class BlockParams:
     edge_margin: float = 4.0  # pixels from the frame edge that count as touching it
     mark_gap: float = 1.0  # a mark is this many line heights away from other text on its row
     side_gap: float = 0.6  # a box at the frame's side this far from its row's other text is another column's
+    side_reach: float = 2.0  # ...or, alone on its row, this far from the text of the rows above and below
 
 
 @dataclass(frozen=True)
@@ -128,10 +129,19 @@ def other_column_at_side(box: TextBox, boxes: list[TextBox], width: int, unit: f
     if not (at_left or at_right):
         return False
     row = [o for o in boxes if o is not box and abs(o.centre_y - box.centre_y) < 0.5 * max(o.height, box.height)]
+    if not row:  # alone on its row: compare with the rows around it, leaving out other remnants at this side
+        row = [o for o in boxes if o is not box and abs(o.centre_y - box.centre_y) < params.side_reach * unit
+               and not _at_side(o, width, params, left=at_left)]
     if not row:
         return False
     gaps = [(o.left - right) if at_left else (box.left - float(o.quad[:, 0].max())) for o in row]
     return min(gaps) >= params.side_gap * unit
+
+
+def _at_side(box: TextBox, width: int, params: BlockParams, left: bool) -> bool:
+    if left:
+        return box.left <= params.edge_margin
+    return float(box.quad[:, 0].max()) >= width - 1 - params.edge_margin
 
 
 def xy_cut(boxes: list[TextBox], unit: float, params: BlockParams) -> list[list[TextBox]]:

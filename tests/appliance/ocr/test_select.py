@@ -63,6 +63,18 @@ def test_a_number_read_on_a_line_of_its_own_starts_the_problem_below_it():
     assert layout.choices == ()
 
 
+def test_a_remnant_of_the_next_column_alone_on_its_row_is_left_out():
+    # the right column is cut by the frame; its last visible line has no text of the
+    # framed column on its row, only the framed problem's lines above and below it
+    boxes = [box("23. 一个定值电阻两端的电压是 6 V，通过它的", 300, 400, 900),
+             box("A ball is drawn", 1350, 400, 250),
+             box("电流是 0.3 A，求这个电阻的阻值。", 300, 520, 800),
+             box("probability th", 1350, 580, 250),
+             box("以及它消耗的电功率。", 300, 640, 500)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "一个定值电阻两端的电压是 6 V，通过它的电流是 0.3 A，求这个电阻的阻值。以及它消耗的电功率。"
+
+
 def test_wrapped_lines_of_one_problem_stay_together():
     boxes = [box("5. 一个长方形的长是 8 厘米，宽是", 300, 540, 800), box("5 厘米，它的面积是多少？", 300, 600, 600)]
     assert arrange_page(boxes, SIZE).text == "一个长方形的长是 8 厘米，宽是5 厘米，它的面积是多少？"
