@@ -25,7 +25,7 @@ from appliance.ocr.det_int8 import int8_model
 from appliance.ocr.geometry import crop_line, rotate_page
 from appliance.ocr.glyphs import refine
 from appliance.ocr.image import DecodedImage
-from appliance.ocr.layout import LayoutParams, TextBox
+from appliance.ocr.layout import LayoutParams, TextBox, cut_by_frame
 from appliance.ocr.page import arrange_page
 from appliance.ocr.rec import HEIGHT, Reading, TextRecognizer
 from appliance.ocr.result import OcrLine
@@ -69,6 +69,7 @@ class FoundLines:
     crops: list[np.ndarray]
     rotation: int
     watch: Stopwatch
+    cut: int = 0  # lines cut by the frame's edge, dropped before recognition
 
 
 class PpOcrPipeline:
@@ -115,7 +116,10 @@ class PpOcrPipeline:
         if not quads:
             return FoundLines(image.pixels, [], [], 0, watch)
         pixels, quads, crops, rotation = self.upright(image.pixels, quads, watch)
-        return FoundLines(pixels, quads, crops, rotation, watch)
+        cut = cut_by_frame(quads, pixels.shape[0], self.layout)
+        kept = [i for i, is_cut in enumerate(cut) if not is_cut]
+        return FoundLines(pixels, [quads[i] for i in kept], [crops[i] for i in kept], rotation, watch,
+                          len(quads) - len(kept))
 
     def finish(self, page: FoundLines, readings: list[Reading]) -> PageText:
         """Layout of the read lines into the question text."""
@@ -127,7 +131,8 @@ class PpOcrPipeline:
         boxes = [TextBox(r.text, r.confidence, q) for r, q in zip(readings, page.quads)]
         layout = arrange_page(boxes, (page.pixels.shape[1], page.pixels.shape[0]), self.layout)
         watch.lap("layout")
-        return PageText(layout.text, layout.lines, layout.confidence, layout.dropped, page.rotation, watch.stages,
+        return PageText(layout.text, layout.lines, layout.confidence, layout.dropped + page.cut, page.rotation,
+                        watch.stages,
                         layout.page_text, layout.choices)
 
     def upright(self, pixels: np.ndarray, quads: list[np.ndarray], watch: Stopwatch):
