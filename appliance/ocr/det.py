@@ -51,14 +51,7 @@ class TextDetector:
         return self.boxes(prob, scale, image.shape[1], image.shape[0])
 
     def prepare(self, image: np.ndarray, max_side: int | None = None) -> tuple[np.ndarray, tuple[float, float]]:
-        """Resize to the detector's size (multiples of 32) and normalise to [-1, 1], NCHW."""
-        height, width = image.shape[:2]
-        ratio = min(1.0, (max_side or self.params.max_side) / max(height, width))
-        new_h = max(32, round(height * ratio / 32) * 32)
-        new_w = max(32, round(width * ratio / 32) * 32)
-        resized = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_AREA if ratio < 1 else cv2.INTER_LINEAR)
-        tensor = cv2.dnn.blobFromImage(resized, scalefactor=1 / 127.5, mean=(127.5, 127.5, 127.5), swapRB=False)
-        return tensor, (width / new_w, height / new_h)
+        return detector_input(image, max_side or self.params.max_side)
 
     def boxes(self, prob: np.ndarray, scale: tuple[float, float], width: int, height: int) -> list[Detection]:
         p = self.params
@@ -80,6 +73,18 @@ class TextDetector:
             quad[:, 1] = np.clip(quad[:, 1], 0, height - 1)
             found.append(Detection(order_quad(quad), score))
         return found
+
+
+def detector_input(image: np.ndarray, max_side: int) -> tuple[np.ndarray, tuple[float, float]]:
+    """Resize to the detector's size (multiples of 32) and normalise to [-1, 1], NCHW;
+    returns the tensor and the scale back to the photo's pixels."""
+    height, width = image.shape[:2]
+    ratio = min(1.0, max_side / max(height, width))
+    new_h = max(32, round(height * ratio / 32) * 32)
+    new_w = max(32, round(width * ratio / 32) * 32)
+    resized = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_AREA if ratio < 1 else cv2.INTER_LINEAR)
+    tensor = cv2.dnn.blobFromImage(resized, scalefactor=1 / 127.5, mean=(127.5, 127.5, 127.5), swapRB=False)
+    return tensor, (width / new_w, height / new_h)
 
 
 def region_score(prob: np.ndarray, corners: np.ndarray) -> float:

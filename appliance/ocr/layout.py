@@ -84,6 +84,20 @@ def keep_question_lines(boxes: list[TextBox], image_height: int, params: LayoutP
     return [b for b in readable if not (at_edge(b, image_height, params) and b.height < params.cut_height * median)]
 
 
+def cut_by_frame(quads: list[np.ndarray], image_height: int, params: LayoutParams) -> list[bool]:
+    """Which detected lines :func:`keep_question_lines` would drop as cut by the frame,
+    told from their boxes alone (before recognition, so they are not read in vain): a
+    line at the top or bottom edge shorter than ``cut_height`` of the median height of the
+    lines clear of the edges. Unread, the median counts every inner box, not only the
+    readable ones."""
+    boxes = [TextBox("", 1.0, q) for q in quads]
+    inner = [b.height for b in boxes if not at_edge(b, image_height, params)]
+    if not inner:
+        return [False] * len(boxes)
+    median = statistics.median(inner)
+    return [at_edge(b, image_height, params) and b.height < params.cut_height * median for b in boxes]
+
+
 def at_edge(box: TextBox, image_height: int, params: LayoutParams) -> bool:
     """Touches the top or bottom edge of the frame."""
     return box.top <= params.edge_margin or box.bottom >= image_height - 1 - params.edge_margin

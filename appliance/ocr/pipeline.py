@@ -11,6 +11,7 @@ little of each batch is padding. Crops come from the full-resolution photo.
 from __future__ import annotations
 
 import logging
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -20,10 +21,11 @@ import numpy as np
 
 from appliance.ocr.cls import AngleClassifier, is_sideways
 from appliance.ocr.det import DetParams, TextDetector
+from appliance.ocr.det_int8 import int8_model
 from appliance.ocr.geometry import crop_line, rotate_page
 from appliance.ocr.glyphs import refine
 from appliance.ocr.image import DecodedImage
-from appliance.ocr.layout import LayoutParams, TextBox
+from appliance.ocr.layout import LayoutParams, TextBox, cut_by_frame
 from appliance.ocr.page import arrange_page
 from appliance.ocr.rec import HEIGHT, Reading, TextRecognizer
 from appliance.ocr.result import OcrLine
@@ -67,6 +69,7 @@ class FoundLines:
     crops: list[np.ndarray]
     rotation: int
     watch: Stopwatch
+    cut: int = 0  # lines cut by the frame's edge, dropped before recognition
 
 
 class PpOcrPipeline:
@@ -90,7 +93,10 @@ class PpOcrPipeline:
 
         models = bundled_models(settings.model_dir or None)
         factory = backend_factory or _onnxruntime(settings.threads)
-        detector = TextDetector(factory("det", str(models.det)), DetParams(max_side=settings.det_max_side))
+        det_backend = factory("det", str(models.det))
+        if settings.det_int8:
+            det_backend = int8_detector(det_backend, str(models.det), settings)
+        detector = TextDetector(det_backend, DetParams(max_side=settings.det_max_side))
         classifier = AngleClassifier(factory("cls", str(models.cls))) if settings.use_cls else None
         recognizer = TextRecognizer(factory("rec", str(models.rec)), character_table(models.rec))
         log.info("OCR: %s models from %s", models.version, models.det.parent)
@@ -110,7 +116,10 @@ class PpOcrPipeline:
         if not quads:
             return FoundLines(image.pixels, [], [], 0, watch)
         pixels, quads, crops, rotation = self.upright(image.pixels, quads, watch)
-        return FoundLines(pixels, quads, crops, rotation, watch)
+        cut = cut_by_frame(quads, pixels.shape[0], self.layout)
+        kept = [i for i, is_cut in enumerate(cut) if not is_cut]
+        return FoundLines(pixels, [quads[i] for i in kept], [crops[i] for i in kept], rotation, watch,
+                          len(quads) - len(kept))
 
     def finish(self, page: FoundLines, readings: list[Reading]) -> PageText:
         """Layout of the read lines into the question text."""
@@ -122,7 +131,8 @@ class PpOcrPipeline:
         boxes = [TextBox(r.text, r.confidence, q) for r, q in zip(readings, page.quads)]
         layout = arrange_page(boxes, (page.pixels.shape[1], page.pixels.shape[0]), self.layout)
         watch.lap("layout")
-        return PageText(layout.text, layout.lines, layout.confidence, layout.dropped, page.rotation, watch.stages,
+        return PageText(layout.text, layout.lines, layout.confidence, layout.dropped + page.cut, page.rotation,
+                        watch.stages,
                         layout.page_text, layout.choices)
 
     def upright(self, pixels: np.ndarray, quads: list[np.ndarray], watch: Stopwatch):
@@ -137,6 +147,23 @@ class PpOcrPipeline:
             rotation += 180
         watch.lap("cls")
         return pixels, quads, crops, rotation
+
+
+def int8_detector(fp32: InferenceBackend, model: str, settings: OcrSettings) -> InferenceBackend:
+    """The detector in INT8 on ONNX Runtime where ``fp32`` runs on the CPU (an accelerator's
+    backend is kept); ``fp32`` itself when the INT8 model cannot be built or loaded."""
+    if fp32.name != "onnxruntime-cpu":
+        return fp32
+    from engines.ort_backend import OnnxRuntimeBackend
+
+    try:
+        if settings.int8_dir:
+            return OnnxRuntimeBackend(int8_model(model, settings.int8_dir), threads=settings.threads, use_cuda=False)
+        with tempfile.TemporaryDirectory(prefix="eduqa-ocr-int8-") as folder:  # ORT keeps the model in memory
+            return OnnxRuntimeBackend(int8_model(model, folder), threads=settings.threads, use_cuda=False)
+    except Exception as exc:  # quantisation or loading: any failure keeps the FP32 detector
+        log.warning("OCR: INT8 detector unavailable, the FP32 one reads (%s: %s)", type(exc).__name__, exc)
+        return fp32
 
 
 def _onnxruntime(threads: int) -> BackendFactory:

@@ -5,7 +5,7 @@ import numpy as np
 from appliance.ocr.cls import is_sideways
 from appliance.ocr.det import DetParams, TextDetector
 from appliance.ocr.geometry import crop_line, order_quad, rotate_page
-from appliance.ocr.rec import RecParams, TextRecognizer, plan_batches
+from appliance.ocr.rec import Reading, RecParams, TextRecognizer, plan_batches
 
 
 class FakeBackend:
@@ -101,3 +101,37 @@ def test_recognition_is_batched_and_answers_in_input_order():
 def test_batches_keep_padding_small():
     assert plan_batches([1000, 100, 980, 120, 200], RecParams(max_padding=0.25)) == [[0, 2], [4, 3], [1]]
     assert plan_batches([100] * 5, RecParams(max_batch=2)) == [[0, 1], [2, 3], [4]]
+
+
+class StubDetector:
+    def __init__(self, detections):
+        self.detections = detections
+
+    def detect(self, pixels, max_side=None):
+        return self.detections
+
+
+class CountingRecognizer:
+    def __init__(self):
+        self.crops = []
+
+    def read(self, crops):
+        self.crops.extend(crops)
+        return [Reading(f"第{i}行文字", 0.95) for i in range(len(crops))]
+
+
+def test_lines_cut_by_the_frame_are_not_sent_to_recognition():
+    from appliance.ocr.det import Detection
+    from appliance.ocr.image import DecodedImage
+    from appliance.ocr.pipeline import PpOcrPipeline
+
+    def line(y, h):
+        return Detection(np.array([[100, y], [700, y], [700, y + h], [100, y + h]], np.float32), 0.9)
+
+    detections = [line(0, 20), line(300, 40), line(360, 40), line(1180, 19)]
+    recognizer = CountingRecognizer()
+    pipeline = PpOcrPipeline(StubDetector(detections), None, recognizer)
+    page = pipeline.read(DecodedImage(np.full((1200, 1600, 3), 230, np.uint8), (1600, 1200), "JPEG"))
+    assert len(recognizer.crops) == 2  # only the two whole lines were read
+    assert page.dropped == 2  # still counted as dropped, as when they were read and then dropped
+    assert page.text == "第0行文字第1行文字"
