@@ -43,6 +43,7 @@ class OnnxRuntimeBackend:
             self._session = ort.InferenceSession(str(model_path), options, providers=list(providers))
         except Exception as exc:  # onnxruntime raises its own untyped errors
             raise BackendError(f"ONNX Runtime could not load {model_path}: {exc}") from exc
+        self.model_path = Path(model_path)
         served = self._session.get_providers()[0]
         self.name = "onnxruntime-cuda" if served == "CUDAExecutionProvider" else "onnxruntime-cpu"
         self.input_names = tuple(i.name for i in self._session.get_inputs())

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import tempfile
+from pathlib import Path
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -151,19 +152,31 @@ class PpOcrPipeline:
 
 def int8_detector(fp32: InferenceBackend, model: str, settings: OcrSettings) -> InferenceBackend:
     """The detector in INT8 on ONNX Runtime where ``fp32`` runs on the CPU (an accelerator's
-    backend is kept); ``fp32`` itself when the INT8 model cannot be built or loaded."""
+    backend is kept) and this CPU's gate passes (:mod:`det_gate`); ``fp32`` itself when the
+    INT8 model cannot be built or loaded, or is not faster and as good here."""
     if fp32.name != "onnxruntime-cpu":
         return fp32
-    from engines.ort_backend import OnnxRuntimeBackend
-
     try:
         if settings.int8_dir:
-            return OnnxRuntimeBackend(int8_model(model, settings.int8_dir), threads=settings.threads, use_cuda=False)
+            return _gated_int8(fp32, model, Path(settings.int8_dir), settings)
         with tempfile.TemporaryDirectory(prefix="eduqa-ocr-int8-") as folder:  # ORT keeps the model in memory
-            return OnnxRuntimeBackend(int8_model(model, folder), threads=settings.threads, use_cuda=False)
-    except Exception as exc:  # quantisation or loading: any failure keeps the FP32 detector
+            return _gated_int8(fp32, model, Path(folder), settings)
+    except Exception as exc:  # quantisation, loading or the gate: any failure keeps the FP32 detector
         log.warning("OCR: INT8 detector unavailable, the FP32 one reads (%s: %s)", type(exc).__name__, exc)
         return fp32
+
+
+def _gated_int8(fp32: InferenceBackend, model: str, folder: Path, settings: OcrSettings) -> InferenceBackend:
+    from appliance.ocr.det_gate import cached_verdict, gate_pages, measure
+    from engines.ort_backend import OnnxRuntimeBackend
+
+    path = int8_model(model, folder)
+    int8 = OnnxRuntimeBackend(path, threads=settings.threads, use_cuda=False)
+    params = DetParams(max_side=settings.det_max_side)
+    verdict = cached_verdict(folder, path.stem, lambda: measure(TextDetector(fp32, params),
+                                                                TextDetector(int8, params), gate_pages()))
+    log.info("OCR: INT8 detector %s on this CPU: %s", "serves" if verdict.serves else "not used", verdict.reason)
+    return int8 if verdict.serves else fp32
 
 
 def _onnxruntime(threads: int) -> BackendFactory:

@@ -3,6 +3,7 @@ stops photos being read when it cannot be built, and is only used on the CPU."""
 
 from __future__ import annotations
 
+import json
 import logging
 from types import SimpleNamespace
 
@@ -26,7 +27,13 @@ def int8_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def int8_reader(int8_dir) -> OcrReader:
-    return OcrReader.open(OcrSettings(cache_size=0, det_int8=True, int8_dir=str(int8_dir)))
+    """A reader whose detector is the INT8 model whatever this CPU's gate says (these tests
+    are about the model; the gate has tests of its own below)."""
+    from appliance.ocr import det_gate
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(det_gate, "cached_verdict", lambda *a: det_gate.Int8Verdict(9.9, 1.0, True, "test"))
+        return OcrReader.open(OcrSettings(cache_size=0, det_int8=True, int8_dir=str(int8_dir)))
 
 
 @pytest.fixture(scope="module")
@@ -126,3 +133,36 @@ def test_config_puts_the_model_under_the_data_dirs_cache(tmp_path):
     assert OcrSettings.from_config(config).int8_dir == str(tmp_path / "cache" / "ocr")
     mine = SimpleNamespace(ocr=OcrSettings(int8_dir="/srv/ocr"), cache_dir=tmp_path / "cache")
     assert OcrSettings.from_config(mine).int8_dir == "/srv/ocr"
+
+
+# -- the gate: INT8 serves only where it is measured faster and as good on this CPU -------
+
+
+def test_the_gate_refuses_a_model_that_is_slower_or_misses_lines():
+    from appliance.ocr.det_gate import decide
+
+    assert decide(4.0, 0.99).serves
+    assert not decide(1.1, 0.99).serves and "as fast" in decide(1.1, 0.99).reason
+    assert not decide(4.0, 0.90).serves and "FP32 lines" in decide(4.0, 0.90).reason
+
+
+def test_what_serves_follows_this_cpus_measurements_and_is_remembered(tmp_path, monkeypatch):
+    from appliance.ocr import det_gate
+
+    reader = OcrReader.open(OcrSettings(cache_size=0, det_int8=True, int8_dir=str(tmp_path)))
+    (kept,) = tmp_path.glob("*.gate-*.json")
+    verdict = det_gate.Int8Verdict(**json.loads(kept.read_text()))
+    assert verdict.serves == det_gate.decide(verdict.speedup, verdict.agreement).serves
+    served = reader.pipeline.detector.backend.model_path.name
+    assert (".int8-" in served) == verdict.serves
+    monkeypatch.setattr(det_gate, "measure", lambda *a: pytest.fail("measured again"))
+    again = OcrReader.open(OcrSettings(cache_size=0, det_int8=True, int8_dir=str(tmp_path)))
+    assert (".int8-" in again.pipeline.detector.backend.model_path.name) == verdict.serves
+
+
+def test_a_refusing_verdict_keeps_the_fp32_detector(tmp_path, monkeypatch):
+    from appliance.ocr import det_gate
+
+    monkeypatch.setattr(det_gate, "cached_verdict", lambda *a: det_gate.decide(1.05, 1.0))
+    reader = OcrReader.open(OcrSettings(cache_size=0, det_int8=True, int8_dir=str(tmp_path)))
+    assert ".int8-" not in reader.pipeline.detector.backend.model_path.name
