@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import sys
+import threading
 from dataclasses import asdict
 from pathlib import Path
 
@@ -360,6 +361,7 @@ def serve(config: Config, host: str | None, port: int | None) -> None:
     # walk it all and stall every request for a moment.
     gc.collect()
     gc.freeze()
+    threading.Thread(target=service.prepare_photos, name="prepare-photos", daemon=True).start()
     # READY=1 once the port is bound; WATCHDOG=1 while the event loop answers. On SIGTERM
     # uvicorn stops accepting, lets in-flight asks finish (up to 30 s), then the app's
     # shutdown flushes the ask log and closes the database.

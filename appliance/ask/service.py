@@ -280,6 +280,16 @@ class AskService:
             return self._ambiguous_photo(result, client, watch)
         return self._ask(result.text, client, "photo", watch, ocr=result)
 
+    def prepare_photos(self) -> None:
+        """Open the photo reader now rather than at the first photo (the daemon calls this in
+        the background at start: a fresh install builds and gates its INT8 detector then,
+        so the first class's photos do not wait for it). A failure is logged; the first
+        photo ask then tries again and reports it."""
+        try:
+            self._photo_reader()
+        except Exception as exc:  # noqa: BLE001 - logged; the ask path reports it properly
+            log.warning("the photo reader could not be prepared at start: %s", exc)
+
     def _photo_reader(self):
         with self._ocr_lock:
             if self.ocr is None:
