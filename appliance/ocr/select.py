@@ -1,7 +1,7 @@
 """The problem the student framed, out of the blocks on the page.
 
 The student points the camera at one problem, so it is the *complete* problem (no line
-touching the frame's edge) that the centre of the photo falls on, or lies nearest to; a crop
+touching the frame's edge) whose centre lies nearest the centre of the photo; a crop
 makes the frame smaller and the same rule picks inside it. Headers (titles, labels such
 as 「第一题（5分）」) are never chosen. The chosen text loses its problem number and score
 note and writes blanks as ``____``; the whole page's text is kept beside it for the
@@ -60,16 +60,12 @@ def candidates(blocks: list[Block], params: SelectParams) -> list[Block]:
 
 
 def rank(blocks: list[Block], size: tuple[int, int]) -> list[tuple[float, Block]]:
-    """Blocks by how far the frame's centre lies from them (frame sides = 1): 0 for the
-    block the centre falls on, which is where the student aimed. (Centre to centre, a long
-    problem lost to a short neighbour whose middle happened to lie nearer.)"""
+    """Blocks by the distance of their centre from the frame's centre (frame sides = 1)."""
     width, height = (max(1, s) for s in size)
     scored = []
     for block in blocks:
         x0, y0, x1, y1 = block.bounds
-        dx = max(x0 / width - 0.5, 0.5 - x1 / width, 0.0)
-        dy = max(y0 / height - 0.5, 0.5 - y1 / height, 0.0)
-        scored.append((math.hypot(dx, dy), block))
+        scored.append((math.hypot((x0 + x1) / 2 / width - 0.5, (y0 + y1) / 2 / height - 0.5), block))
     return sorted(scored, key=lambda pair: pair[0])
 
 

@@ -41,15 +41,6 @@ def test_the_most_central_complete_problem_is_chosen_among_numbered_neighbours()
     assert layout.choices == ()
 
 
-def test_the_problem_the_frame_centre_falls_on_wins_over_a_short_neighbour_whose_middle_is_nearer():
-    boxes = [box("4. 豌豆的高茎（D）对矮茎（d）为显性，基因型为 Dd 的豌豆与", 100, 400, 1400),
-             box("基因型为 dd 的豌豆杂交，子代中矮茎所占的比例是多少？", 100, 480, 1400),
-             box("请写出计算过程。", 100, 560, 500),
-             box("5. 水的化学式是什么？", 700, 660, 300)]
-    layout = arrange_page(boxes, SIZE)
-    assert layout.text.startswith("豌豆的高茎") and layout.choices == ()
-
-
 def test_a_problem_cut_by_the_frame_side_loses_to_a_complete_one():
     boxes = [box("3. 一个长方形的长是 8 厘米，宽是 5 厘米，它的面积是多少？", 700, 500, 900),  # runs off the right edge
              box("4. 解方程：2x + 3 = 11", 200, 700, 500)]
