@@ -82,6 +82,12 @@ class PpOcrPipeline:
         self.layout = layout
 
     @property
+    def detector_precision(self) -> str | None:
+        """"int8" while the INT8 detector reads (decided here, past the engines manager)."""
+        path = getattr(self.detector.backend, "model_path", None)
+        return "int8" if path is not None and ".int8-" in Path(path).name else None
+
+    @property
     def name(self) -> str:
         """What reads now (a backend's name changes when it fails over)."""
         return f"ppocrv6/{self.recognizer.backend.name}"

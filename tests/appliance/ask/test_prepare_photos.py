@@ -39,3 +39,31 @@ def test_a_reader_that_cannot_open_is_logged_and_tried_again_at_the_first_photo(
         service.prepare_photos()
     assert "could not be prepared" in caplog.text and "models missing" in caplog.text
     assert service.ocr is None
+
+
+def test_the_int8_detector_is_what_the_card_and_metrics_name(service):
+    from types import SimpleNamespace
+
+    from appliance.inference.engine_wiring import OCR_MODELS
+
+    pipeline = SimpleNamespace(detector_precision="int8")
+    service.ocr = SimpleNamespace(pipeline=pipeline, backend="ppocrv6/onnxruntime-cpu", close=lambda: None)
+    rows = {m: p for m, _, p in service.serving_rows()}
+    det = OCR_MODELS["det"]
+    assert rows[det] == "int8"  # the engines manager's row, corrected
+    assert service.served_by(photo=True)[det].endswith("int8")
+    pipeline.detector_precision = None
+    assert all(p != "int8" for m, _, p in service.serving_rows() if m == det)
+
+
+def test_the_pipeline_says_int8_only_for_the_int8_model():
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from appliance.ocr.pipeline import PpOcrPipeline
+
+    pipeline = PpOcrPipeline.__new__(PpOcrPipeline)
+    pipeline.detector = SimpleNamespace(backend=SimpleNamespace(model_path=Path("det.int8-r1-abc.onnx")))
+    assert pipeline.detector_precision == "int8"
+    pipeline.detector = SimpleNamespace(backend=SimpleNamespace(model_path=Path("PP-OCRv6_det_small.onnx")))
+    assert pipeline.detector_precision is None
