@@ -51,21 +51,22 @@ class TeacherMemory:
     def add_alias(self, wording: str, entry_id: str, ask_id: int | None = None, teacher: str = "") -> None:
         """``wording`` asks ``entry_id``: answer it with that entry from now on (and drop a
         earlier rejection of the same pair)."""
-        form = _form(wording)
-        with self.store.transaction() as conn:
-            conn.execute(sql.NEGATIVE_DELETE, (form, entry_id))
-            conn.execute(sql.ALIAS_UPSERT, (form, entry_id, wording, ask_id, teacher, self.clock()))
-            self._bump(conn)
+        self._remember(sql.ALIAS_UPSERT, sql.NEGATIVE_DELETE, wording, entry_id, ask_id, teacher)
         log.info("alias added for %s by %s", entry_id, teacher or "-")
 
     def add_negative(self, wording: str, entry_id: str, ask_id: int | None = None, teacher: str = "") -> None:
         """``wording`` does not ask ``entry_id``: never answer it with that entry again."""
+        self._remember(sql.NEGATIVE_UPSERT, sql.ALIAS_DELETE, wording, entry_id, ask_id, teacher)
+        log.info("known negative added for %s by %s", entry_id, teacher or "-")
+
+    def _remember(self, upsert: str, delete_opposite: str, wording: str, entry_id: str,
+                  ask_id: int | None, teacher: str) -> None:
+        """Record one (wording, entry) verdict, dropping the opposite verdict on the same pair."""
         form = _form(wording)
         with self.store.transaction() as conn:
-            conn.execute(sql.ALIAS_DELETE, (form, entry_id))
-            conn.execute(sql.NEGATIVE_UPSERT, (form, entry_id, wording, ask_id, teacher, self.clock()))
+            conn.execute(delete_opposite, (form, entry_id))
+            conn.execute(upsert, (form, entry_id, wording, ask_id, teacher, self.clock()))
             self._bump(conn)
-        log.info("known negative added for %s by %s", entry_id, teacher or "-")
 
     def snapshot(self) -> MemorySnapshot:
         version = self.version()
