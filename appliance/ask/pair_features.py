@@ -9,6 +9,7 @@ missing from the entry), and is an absolute number, never a rank. The verifier
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import functools
 import math
 import re
@@ -21,7 +22,7 @@ import numpy as np
 from appliance.ask.key_term_swap import GROUPS as _GROUPS
 from appliance.ask.key_term_swap import lone_replacement
 from appliance.ask.measures import other_units, swapped_roles
-from appliance.ask.problem_form import ProblemForm, read_problem, strip_preface, units
+from appliance.ask.problem_form import ProblemForm, named_formulas, read_problem, strip_preface, units
 from appliance.common.textnorm import fold, search_form, trigrams
 
 FEATURES = (
@@ -110,7 +111,9 @@ def warm_entry(question: str) -> None:
     """Read a bank question's form and every feature derived from it, so that the memory
     they take is taken once, when the bank is loaded, not crept into ask by ask."""
     form = problem_of(question)
-    _contrast_terms(form), _pieces_of(form), _tuples_of(form)
+    for derive in (_contrast_terms, _pieces_of, _tuples_of, _relations_of, _named_formulas_of, _ranks_of,
+                   _task_of, _words_of):
+        derive(form)
 
 
 def pair_features(q: ProblemForm, e: ProblemForm, vocab: BankVocabulary, dense: float,
@@ -159,8 +162,49 @@ def other_script(q: ProblemForm, e: ProblemForm) -> bool:
 
 
 def other_formula(q: ProblemForm, e: ProblemForm) -> bool:
-    """A formula of the question is not among the entry's formulas (CO₃ for CO₂)."""
-    return bool(e.formulas) and bool(q.formulas - e.formulas)
+    """A formula of the question is not among the entry's formulas (CO₃ or CO for CO₂)."""
+    theirs = _named_formulas_of(e)
+    return bool(theirs) and bool(_named_formulas_of(q) - theirs)
+
+
+def _named_formulas_of(p: ProblemForm) -> frozenset[str]:
+    return _derived(p, "named_formulas", lambda: frozenset(named_formulas(p.text)))
+
+
+def raised_unlike_entry(q: ProblemForm, e: ProblemForm) -> bool:
+    """The question raises or indexes something (sin²30°, x³) in a problem that raises and
+    indexes nothing and has no formula: another problem, unless the digits are one of the
+    entry's plain numbers (x2 typed for the entry's "x 2")."""
+    return not e.scripts and not e.formulas and scripts_missing(q, e) > 0
+
+
+def other_rank(q: ProblemForm, e: ProblemForm) -> bool:
+    """One asks for a rank the other does not: 第二大, "second longest", 第三 … against the
+    greatest (or another rank), and the world wars by number (二战, 第二次世界大战, WWII).
+    第一/first is left out: 中国第一长河 asks for the longest."""
+    return _ranks_of(q) != _ranks_of(e)
+
+
+def _ranks_of(p: ProblemForm) -> frozenset[str]:
+    return _derived(p, "ranks", lambda: frozenset(ranks(p.text)))
+
+
+_CN_DIGIT = dict(zip("一二三四五六七八九十", ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10")))
+_WAR = re.compile(r"第([一二])次世界大战|(?:world\s+war\s+|ww\s*)(ii|i|1|2)\b|([一二])战", re.IGNORECASE)
+_RANK = re.compile(r"第\s*([二三四五六七八九十]|[2-9])\s*(?=[大长高多小深重快早晚低短少])"
+                   r"|\b(second|third|fourth|fifth|2nd|3rd|4th|5th)[\s-]+(?=\w*(?:est|most)\b)", re.IGNORECASE)
+_EN_RANK = {"second": "2", "third": "3", "fourth": "4", "fifth": "5", "2nd": "2", "3rd": "3", "4th": "4", "5th": "5"}
+
+
+def ranks(text: str) -> set[str]:
+    found = set()
+    for match in _WAR.finditer(text):
+        cn, latin, short = match.groups()
+        found.add("war " + (_CN_DIGIT.get(cn or short or "") or {"i": "1", "ii": "2"}.get(latin.lower(), latin)))
+    for match in _RANK.finditer(strip_preface(text)):
+        cn, en = match.groups()
+        found.add(_CN_DIGIT.get(cn, cn) if cn else _EN_RANK[en.lower()])
+    return found
 
 
 def other_symbol(q: ProblemForm, e: ProblemForm) -> bool:
@@ -186,6 +230,60 @@ def other_span(q: ProblemForm, e: ProblemForm) -> bool:
         elif span not in e.form:
             return True
     return False
+
+
+def other_task_content(q: ProblemForm, e: ProblemForm) -> bool:
+    """A language task (choose, fill in, translate, change into …) set on another
+    sentence: the entry's task is "instruction: sentence", and the question both lacks a
+    word of that sentence or of the instruction's quoted cues and brings words of its own
+    that the entry has nowhere (Tom *cleaned* the room *yesterday* for Tom cleans the room
+    every day; 熟能生巧 to translate for "Practice makes perfect"). Leaving words out alone
+    is a fragment of the same task, and a misspelt word still counts as the entry's."""
+    theirs = _task_of(e)
+    if not theirs:
+        return False
+    mine, joined = _words_of(q)
+    if any(len(word) > LONGEST_WORD for word in mine):  # typed without spaces: words cannot be told apart
+        return False
+    missing = any(word not in mine and (len(word) < 3 or word not in joined) for word in theirs)
+    return missing and any(not _near_word(word, _words_of(e)[0]) for word in mine)
+
+
+LONGEST_WORD = 20
+_TASK = re.compile(r"^\s*((?:choose|fill|translate|change|rewrite|correct|complete|put|turn)\b[^:：]{0,60}"
+                   r"|[^:：]{0,12}(?:翻译|改写|改为|改成|填空|填入|选择)[^:：]{0,12})[:：]\s*(.+)$", re.IGNORECASE | re.DOTALL)
+_WORD = re.compile(r"[a-z]+|[\u3400-\u9fff]")
+
+
+def _task_of(p: ProblemForm) -> tuple[str, ...]:
+    return _derived(p, "task", lambda: _task_words(p))
+
+
+def _task_words(p: ProblemForm) -> tuple[str, ...]:
+    match = _TASK.match(unicodedata.normalize("NFKC", p.text))
+    if not match:
+        return ()
+    sentence = re.sub(r"[(（][^()（）]*[)）]", " ", match.group(2)).lower()
+    cues = [w for span in _SPANS_IN_QUOTES.findall(match.group(1)) for w in _WORD.findall(span.lower())]
+    return tuple(dict.fromkeys([*_WORD.findall(sentence), *cues]))
+
+
+_SPANS_IN_QUOTES = re.compile(r"[\"“「']([^\"”」']{1,20})[\"”」']")
+
+
+def _words_of(p: ProblemForm) -> tuple[frozenset[str], str]:
+    def read():
+        text = unicodedata.normalize("NFKC", p.text).lower()
+        return frozenset(_WORD.findall(text)), re.sub(r"[^a-z0-9\u3400-\u9fff]", "", text)
+    return _derived(p, "words", read)
+
+
+def _near_word(word: str, words: frozenset[str]) -> bool:
+    """``word`` is one of ``words``, or (five letters or more) a misspelling of one."""
+    if word in words:
+        return True
+    return len(word) >= 5 and word.isascii() and any(
+        abs(len(word) - len(w)) <= 2 and difflib.SequenceMatcher(None, word, w).ratio() >= 0.8 for w in words)
 
 
 def _within(span: str, theirs: str) -> bool:
@@ -274,14 +372,72 @@ _SAME_SCOPE = {"中国": "我国", "全国": "我国", "全球": "世界"}
 def other_expression(q: ProblemForm, e: ProblemForm) -> bool:
     """An expression of the question with two operators or more is not in the entry, while
     one of the entry's has the same operands: the same numbers arranged otherwise (a sign,
-    an operator, a side of an inequality)."""
+    an operator, a side of an inequality), unless it is one of the entry's equations with
+its terms or sides in another order. Or an equation or inequality in x or y is
+    another than every one of the entry's (see :func:`other_relation`)."""
+    theirs_as_relations = _relations_of(e)
     for expr in q.expressions:
-        if expr in e.maths or sum(expr.count(op) for op in _OPERATORS) < 2:
+        if expr in e.maths or sum(expr.count(op) for op in _OPERATORS) < 2 \
+                or theirs_as_relations.intersection(_relations(expr)):
             continue
         mine = sorted(_OPERAND.findall(expr))
         if any(sorted(_OPERAND.findall(theirs)) == mine for theirs in e.expressions):
             return True
-    return False
+    return other_relation(q, e)
+
+
+def other_relation(q: ProblemForm, e: ProblemForm) -> bool:
+    """Both problems state an equation or inequality in x or y, and one of the question's
+    is none of the entry's, compared as relations: the terms of each side in any order, the
+    two sides either way round (3 + 2x = 13 is 2x + 3 = 13; 3x + 2 = 13 is not). A
+    question's relation with fewer terms than the entry's largest may be a piece the
+    reading missed, so it decides nothing. In a system, each equation counts
+    (x − y = −4 against x − y = 4)."""
+    mine, theirs = _relations_of(q), _relations_of(e)
+    if not mine or not theirs:
+        return False
+    biggest = max(map(_relation_size, theirs))
+    return any(r not in theirs and _relation_size(r) >= biggest for r in mine)
+
+
+Relation = tuple[tuple[str, ...], str, tuple[str, ...]]
+_RELATION = re.compile(r"(<=|>=|≤|≥|=|<|>)")
+_MIRRORED = {"<": ">", ">": "<", "≤": "≥", "≥": "≤", "<=": ">=", ">=": "<=", "=": "="}
+_UNKNOWN = re.compile(r"(?<![a-z])[xy](?![a-z])")
+_NOT_ALGEBRA = re.compile(r"[a-z]/[a-z]|[a-z]{2}")  # a unit (m/s) or a word
+
+
+def _relations_of(p: ProblemForm) -> frozenset[Relation]:
+    return _derived(p, "relations", lambda: frozenset(r for expr in p.expressions for r in _relations(expr)))
+
+
+def _relations(expr: str) -> list[Relation]:
+    parts = _RELATION.split(expr)
+    if len(parts) != 3 or not parts[0] or not parts[2]:
+        return []
+    left, op, right = parts
+    if not _UNKNOWN.search(left + right) or _NOT_ALGEBRA.search(left + right):
+        return []
+    a, b = _terms(left), _terms(right)
+    return [(a, op, b), (b, _MIRRORED[op], a)]
+
+
+def _terms(side: str) -> tuple[str, ...]:
+    """The signed terms of one side at the top bracket level, sorted."""
+    side = side.replace("×", "")
+    side = side if side[0] in "+-" else "+" + side
+    terms, depth, current = [], 0, ""
+    for ch in side:
+        depth += (ch in "([{") - (ch in ")]}")
+        if ch in "+-" and depth == 0 and current not in ("", "+", "-"):
+            terms.append(current)
+            current = ""
+        current += ch
+    return tuple(sorted([*terms, current]))
+
+
+def _relation_size(relation: Relation) -> int:
+    return len(relation[0]) + len(relation[2])
 
 
 _OPERATORS = "+-×/=<>≥≤≠"
@@ -307,7 +463,7 @@ def vetoed(q: ProblemForm, e: ProblemForm, key_term_swap: bool) -> str | None:
     is swapped for its opposite."""
     if givens_missing(q, e):
         return "givens"
-    if other_script(q, e):
+    if other_script(q, e) or raised_unlike_entry(q, e):
         return "scripts"
     if other_formula(q, e) or other_symbol(q, e):
         return "formula"
@@ -315,13 +471,13 @@ def vetoed(q: ProblemForm, e: ProblemForm, key_term_swap: bool) -> str | None:
         return "genotype"
     if other_expression(q, e) or other_tuple(q, e):
         return "expression"
-    if other_span(q, e):
+    if other_span(q, e) or other_task_content(q, e):
         return "span"
     if other_units(q.measures, e.measures) or swapped_roles(q.measures, e.measures):
         return "units"
     if more_negation(q, e):
         return "negation"
-    if key_term_swap or contrast_swap(q, e):
+    if key_term_swap or contrast_swap(q, e) or other_rank(q, e):
         return "key term"
     return None
 

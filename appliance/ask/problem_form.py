@@ -55,7 +55,7 @@ _OPERATORS = "+-×/=<>≥≤≠±"
 # A match starts only where a run of maths characters starts: trying every position inside
 # a long run would cost time quadratic in its length.
 _EXPRESSION = re.compile(
-    rf"(?<![{_MATH_CHARS}\[\]{{}}|])[{_MATH_CHARS}\[\]{{}}|]*+(?:\s*[{re.escape(_OPERATORS)}]\s*[{_MATH_CHARS}\[\]{{}}|]+)+"
+    rf"(?<![{_MATH_CHARS}\[\]{{}}|])[{_MATH_CHARS}\[\]{{}}|]*+(?:\s*[{re.escape(_OPERATORS)}]\s*-?[{_MATH_CHARS}\[\]{{}}|]+)+"
 )
 _SPANS = re.compile(r"“([^”]{1,80})”|「([^」]{1,80})」|『([^』]{1,80})』|《([^》]{1,40})》"
                     r"|\"([^\"]{1,80})\"|(?<![A-Za-z])'([^']{1,40})'|[(（]([^()（）]{1,40})[)）]")
@@ -120,10 +120,12 @@ _FORMULA = re.compile(r"(?<![A-Za-z])((?:[A-Z][a-z]?[0-9₀-₉]*){1,6})(?![a-z]
 
 
 def genotypes(text: str) -> frozenset[str]:
-    """Genotypes, case kept, in a text that writes at least one heterozygous pair (Dd):
-    elsewhere "cc" or "dd" is no genotype."""
+    """Genotypes, case kept, in a text that writes some gene letter in both cases (Dd, or
+    DD beside dd): elsewhere "cc" or "dd" is no genotype."""
     found = frozenset(m.group(1) for m in _GENOTYPE.finditer(unicodedata.normalize("NFKC", text)))
-    return found if any(g != g.lower() and g != g.upper() for g in found) else frozenset()
+    upper = {c for g in found for c in g if c.isupper()}
+    lower = {c.upper() for g in found for c in g if c.islower()}
+    return found if upper & lower else frozenset()
 
 
 def formulas(text: str) -> set[str]:
@@ -135,6 +137,24 @@ def formulas(text: str) -> set[str]:
         if any(c.isdigit() for c in token) and any(c.isalpha() for c in token) and not token[0].isdigit() \
                 and not _lone_element_count(written):
             found.add(token.lower())
+    return found
+
+
+# Element symbols a school problem names; a capitalised token made of two of them or more
+# (CO, NaCl, HCl) is a formula in a Chinese problem, digits or not.
+ELEMENTS = frozenset("H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca Mn Fe Cu Zn Ag Ba Hg Pb I Br Au".split())
+_ELEMENT_RUN = re.compile(r"(?<![A-Za-z])((?:[A-Z][a-z]?){2,6})(?![A-Za-z0-9₀-₉])")
+
+
+def named_formulas(text: str) -> set[str]:
+    """:func:`formulas` and, in a text with Chinese in it, formulas written without a
+    digit (CO beside CO₂, KCl beside NaCl); in English a capitalised word may be one
+    (NO, BE), so there only formulas with digits count."""
+    found = formulas(text)
+    if _CJK.search(text):
+        for match in _ELEMENT_RUN.finditer(unicodedata.normalize("NFKC", text)):
+            if all(symbol in ELEMENTS for symbol in re.findall(r"[A-Z][a-z]?", match.group(1))):
+                found.add(match.group(1).lower())
     return found
 
 
