@@ -79,7 +79,7 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     text_boxes = [b for b in boxes if not isolated_mark(b, boxes, unit, params)
                   and not other_column_at_side(b, boxes, size[0], unit, params)]
     regions = xy_cut(text_boxes or boxes, unit, params)
-    numbered_page = any(TOP_LEVEL.match(merge_row(row)[0].text) for r in regions for row in group_rows(r))
+    numbered_page = any(_top_level_number(merge_row(row)[0].text) for r in regions for row in group_rows(r))
     blocks: list[Block] = []
     for region in regions:
         rows = [to_row(row) for row in group_rows(region)]
@@ -187,6 +187,11 @@ def split_region(rows: list[Row], sub_questions_start: bool, size: tuple[int, in
         else:
             blocks[-1].append(row)
     return [Block(tuple(b), h, n, touches_edge(b, size, params)) for b, (h, n) in zip(blocks, kinds)]
+
+
+def _top_level_number(text: str) -> bool:
+    """A problem number of the top level, not a section heading ("一、计算题")."""
+    return TOP_LEVEL.match(text) is not None and not is_header(text)
 
 
 def _bare_number(rows: list[Row], sub_questions_start: bool) -> bool:

@@ -12,10 +12,10 @@ import re
 
 CN_DIGITS = "一二三四五六七八九十百零〇"
 
-# A problem number at the start of a line: "22." "9．" "3、" "4)" "（3）" "(3)" "①"
-# "第3题" "第一题" "例2" "Q3." "Question 3" "Problem 3:" "Ex. 3".
-_DOTTED = r"\d{1,3}\s*(?:[.．](?!\d)|[、)）])"
-_BRACKETED = r"[（(]\s*\d{1,2}\s*[)）]"
+# A problem number at the start of a line: "22." "9．" "3、" "十一、" "4)" "（3）" "(3)" "⑶"
+# "①" "第3题" "第一题" "例2" "Q3." "Question 3" "Problem 3:" "Ex. 3".
+_DOTTED = r"(?:\d{1,3}\s*(?:[.．](?!\d)|[、)）])|[一二三四五六七八九十]{1,3}\s*、)"
+_BRACKETED = r"(?:[（(]\s*\d{1,2}\s*[)）]|[\u2474-\u2487])"
 _CIRCLED = r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]"
 # 「第3题」, also when the recogniser lost or misread 第 before an Arabic number: 「3题」 「笔3题」.
 _NTH = rf"(?:第\s*[{CN_DIGITS}\d]+|[第笔弟苐]?\s*\d{{1,3}})\s*(?:小)?题\s*[.．、:：]?"
@@ -27,8 +27,9 @@ NUMBER = re.compile(rf"^\s*(?:{_DOTTED}|{_BRACKETED}|{_CIRCLED}|{_NTH}|{_EXAMPLE
 TOP_LEVEL = re.compile(rf"^\s*(?:{_DOTTED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN})")
 SUB_LEVEL = re.compile(rf"^\s*{_BRACKETED}")
 
-# A score note: "（5分）" "(5 points)" "[3 marks]" "(每题4分)".
-_SCORE_NOTE = r"[（(\[【]\s*(?:每(?:小)?题|共)?\s*\d{1,3}\s*(?:分|points?|pts?|marks?)[^)）\]】]{0,12}[)）\]】]"
+# A score note: "（5分）" "(5 points)" "[3 marks]" "(每题4分)" "（本小题满分10分）".
+_SCORE_NOTE = (r"[（(\[【]\s*(?:每(?:小)?题|共|本(?:小)?题(?:满分)?)?\s*\d{1,3}\s*(?:分|points?|pts?|marks?)"
+               r"[^)）\]】]{0,12}[)）\]】]")
 SCORE = re.compile(rf"^\s*{_SCORE_NOTE}", re.IGNORECASE)
 # The same note printed at the end of the problem instead ("…多少？（5分）").
 SCORE_AT_END = re.compile(rf"\s*{_SCORE_NOTE}\s*$", re.IGNORECASE)

@@ -6,7 +6,9 @@ makes the frame smaller and the same rule picks inside it. Headers (titles, labe
 as 「第一题（5分）」) are never chosen. The chosen text loses its problem number and score
 note and writes blanks as ``____``; the whole page's text is kept beside it for the
 teacher. When two complete problems are about equally near the centre, there is no
-guess: ``choices`` holds both texts and the student picks one or crops.
+guess: ``choices`` holds both texts and the student picks one or crops — unless the
+frame's centre falls within the nearer one's lines and not the other's: then the
+student aimed at it, and it is chosen.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ def select_problem(blocks: list[Block], size: tuple[int, int], params: SelectPar
         return Selection("", (), page_text)
     best = ranked[0]
     tied = [b for d, b in ranked if d - best[0] < params.equal_share * d + params.equal_margin]
+    if len(tied) > 1 and _holds_centre(best[1], size) and not any(_holds_centre(b, size) for b in tied[1:]):
+        tied = [best[1]]  # the frame's centre falls on this problem's lines and on no other's
     chosen = best[1]
     choices = tuple(problem_text(b) for b in tied) if len(tied) > 1 else ()
     return Selection(problem_text(chosen), tuple(r.line for r in chosen.rows), page_text, choices)
@@ -67,6 +71,12 @@ def rank(blocks: list[Block], size: tuple[int, int]) -> list[tuple[float, Block]
         x0, y0, x1, y1 = block.bounds
         scored.append((math.hypot((x0 + x1) / 2 / width - 0.5, (y0 + y1) / 2 / height - 0.5), block))
     return sorted(scored, key=lambda pair: pair[0])
+
+
+def _holds_centre(block: Block, size: tuple[int, int]) -> bool:
+    """The frame's centre lies within the block's rectangle."""
+    x0, y0, x1, y1 = block.bounds
+    return x0 <= size[0] / 2 <= x1 and y0 <= size[1] / 2 <= y1
 
 
 def problem_text(block: Block) -> str:

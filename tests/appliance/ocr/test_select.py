@@ -166,3 +166,40 @@ def test_a_problem_number_whose_di_was_lost_still_starts_a_problem():
     boxes = [box("第12题 计算：3/4 + 1/6", 300, 520, 500), box("13题 解方程：2x + 3 = 11", 300, 580, 600)]
     layout = arrange_page(boxes, SIZE)
     assert layout.page_text.splitlines() == ["第12题 计算：3/4 + 1/6", "13题 解方程：2x + 3 = 11"]
+
+
+def test_the_problem_whose_lines_the_frame_centre_falls_on_wins_a_near_tie():
+    # Both problems' centres are about equally near the frame's centre (800, 600), but the
+    # centre falls on the lines of the first: the student framed it.
+    boxes = [box("1. 一个长方形的长是 8 厘米，宽是 5 厘米，它的面积是多少平方厘米？", 100, 570, 1400),
+             box("2. 解方程：2x + 3 = 13", 660, 620, 280)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "一个长方形的长是 8 厘米，宽是 5 厘米，它的面积是多少平方厘米？"
+    assert layout.choices == ()
+    # Moved up by 15 px, the centre falls between them, on neither: both are offered.
+    shifted = arrange_page([box(b.text, b.quad[0][0], b.quad[0][1] - 15, b.quad[1][0] - b.quad[0][0]) for b in boxes], SIZE)
+    assert len(shifted.choices) == 2
+
+
+def test_chinese_numerals_number_problems_and_a_section_heading_stays_a_header():
+    boxes = [box("一、计算题", 300, 200, 300),
+             box("十一、已知集合 A = {1, 2, 3}，B = {2, 3, 4}，求 A ∩ B。", 300, 560, 900),
+             box("十二、计算：sin 30° + cos 60°", 300, 700, 600)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "已知集合 A = {1, 2, 3}，B = {2, 3, 4}，求 A ∩ B。"
+    assert is_header("一、计算题")
+
+
+@pytest.mark.parametrize("line", ["(本小题满分3分)一块金属的质量是 270 g，求它的密度。",
+                                  "3.（本题4分）一块金属的质量是 270 g，求它的密度。",
+                                  "一块金属的质量是 270 g，求它的密度。(10 pts)"])
+def test_score_notes_of_exam_papers_are_left_out(line):
+    assert strip_number(line) == "一块金属的质量是 270 g，求它的密度。"
+
+
+def test_sub_questions_still_start_problems_under_a_section_heading():
+    # "一、计算题" is a heading, not a top-level number: the page's problems are (1), (2).
+    boxes = [box("一、计算题", 300, 200, 300), box("(1) 解方程：2x + 3 = 11", 300, 560, 600),
+             box("(2) 求 24 和 36 的最小公倍数。", 300, 606, 700)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text in ("解方程：2x + 3 = 11", "求 24 和 36 的最小公倍数。") and "\n" not in layout.text
