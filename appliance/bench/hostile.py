@@ -260,9 +260,13 @@ def attacker(phase: Phase, n: int, kinds: tuple[str, ...], payloads: dict, tally
 
 
 def overload_burst(port: int, n: int, queries: list[str]) -> dict:
-    """``n`` asks released at once, each on its own connection, from one asyncio loop (so
-    the load generator's own threads do not blur the timings); what came back, how fast."""
+    """``n`` asks released at once, each on its own connection, from one event loop (so
+    the load generator's own threads do not blur the timings); what came back, how fast.
+    The loop is uvloop's: on asyncio's own loop the generator's bookkeeping of a thousand
+    connections doubled the refusal times it measured (BENCHMARKS.md, "Hostile soak")."""
     import asyncio
+
+    import uvloop
 
     async def one(i: int, go: asyncio.Event):
         body = json.dumps({"text": queries[(i * 31) % len(queries)]}).encode()
@@ -295,7 +299,7 @@ def overload_burst(port: int, n: int, queries: list[str]) -> dict:
         go.set()
         return await asyncio.gather(*tasks)
 
-    results = asyncio.run(burst())
+    results = uvloop.run(burst())
     statuses = Counter(str(s) for s, _, _ in results)
     shed = sorted(ms for s, ms, _ in results if s == 503)
     answered = sorted(ms for s, ms, _ in results if s == 200)
