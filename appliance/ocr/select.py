@@ -1,7 +1,7 @@
 """The problem the student framed, out of the blocks on the page.
 
 The student points the camera at one problem, so it is the *complete* problem (no line
-touching the frame's edge) whose centre lies nearest the centre of the photo; a crop
+touching the frame's edge) that lies nearest the centre of the photo (see :func:`rank`); a crop
 makes the frame smaller and the same rule picks inside it. Headers (titles, labels such
 as 「第一题（5分）」) are never chosen. The chosen text loses its problem number and score
 note and writes blanks as ``____``; the whole page's text is kept beside it for the
@@ -64,12 +64,16 @@ def candidates(blocks: list[Block], params: SelectParams) -> list[Block]:
 
 
 def rank(blocks: list[Block], size: tuple[int, int]) -> list[tuple[float, Block]]:
-    """Blocks by the distance of their centre from the frame's centre (frame sides = 1)."""
+    """Blocks by their distance from the frame's centre (frame sides = 1): across, from
+    the centre to the block's span of lines (none when the centre is above or below its
+    lines: a short problem's text ends far left of where the student aimed); down, from
+    the centre to the block's middle."""
     width, height = (max(1, s) for s in size)
     scored = []
     for block in blocks:
         x0, y0, x1, y1 = block.bounds
-        scored.append((math.hypot((x0 + x1) / 2 / width - 0.5, (y0 + y1) / 2 / height - 0.5), block))
+        across = max(x0 / width - 0.5, 0.5 - x1 / width, 0.0)
+        scored.append((math.hypot(across, (y0 + y1) / 2 / height - 0.5), block))
     return sorted(scored, key=lambda pair: pair[0])
 
 

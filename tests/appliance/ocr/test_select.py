@@ -203,3 +203,14 @@ def test_sub_questions_still_start_problems_under_a_section_heading():
              box("(2) 求 24 和 36 的最小公倍数。", 300, 606, 700)]
     layout = arrange_page(boxes, SIZE)
     assert layout.text in ("解方程：2x + 3 = 11", "求 24 和 36 的最小公倍数。") and "\n" not in layout.text
+
+
+def test_a_short_problem_line_is_near_wherever_the_frame_centre_lies_across_it():
+    # The short line of problem 2 ends left of the centre's column only a little; its own
+    # middle is far to the left, while problem 3's long lines centre under the frame.
+    boxes = [box("2. 《背影》的作者是谁？", 100, 585, 720),
+             box("3. 一个长方形的长是 8 厘米，宽是 6 厘米，它的面积是多少平方厘米？", 100, 700, 1400),
+             box("它的周长又是多少厘米？", 160, 745, 600)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "《背影》的作者是谁？"
+    assert layout.choices == ()
