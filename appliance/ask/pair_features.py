@@ -252,7 +252,9 @@ def other_task_content(q: ProblemForm, e: ProblemForm) -> bool:
 LONGEST_WORD = 20
 _TASK = re.compile(r"^\s*((?:choose|fill|translate|change|rewrite|correct|complete|put|turn)\b[^:：]{0,60}"
                    r"|[^:：]{0,12}(?:翻译|改写|改为|改成|填空|填入|选择)[^:：]{0,12})[:：]\s*(.+)$", re.IGNORECASE | re.DOTALL)
-_WORD = re.compile(r"[a-z]+|[\u3400-\u9fff]")
+# Words of a language task: Latin words and single CJK characters, numerals left out (七点
+# and 7点 are one time; numbers are the givens' rule's to compare).
+_WORD = re.compile(r"[a-z]+|(?![〇一二三四五六七八九十百千万两])[\u3400-\u9fff]")
 
 
 def _task_of(p: ProblemForm) -> tuple[str, ...]:

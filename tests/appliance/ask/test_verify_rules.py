@@ -34,6 +34,7 @@ def veto(question: str, entry: str) -> str | None:
     ("Change into the pasive voice: Tom cleans the rooom every day",
      "Change into the passive voice: Tom cleans the room every day."),
     ("把我每天7点起床翻译成英语", "把下面的句子翻译成英语：我每天早上七点起床。"),
+    ("我每天早上7点起床 用英语怎么说", "把下面的句子翻译成英语：我每天早上七点起床。"),
     ("Choosethecorrectword:He___toschoolbybikeeveryday.(go/goes/went)",
      "Choose the correct word: He ___ to school by bike every day. (go / goes / went)"),
     ("长8厘米、宽5厘米的长方形，四条边加起来一共多长？", "一个长方形的长是 8 厘米，宽是 5 厘米，它的周长是多少厘米？"),
