@@ -23,7 +23,7 @@ from appliance.ask.key_term_swap import GROUPS as _GROUPS
 from appliance.ask.key_term_swap import lone_replacement
 from appliance.ask.measures import other_units, swapped_roles
 from appliance.ask.problem_form import ProblemForm, named_formulas, read_problem, strip_preface, units
-from appliance.common.textnorm import fold, search_form, trigrams
+from appliance.common.textnorm import chinese_numeral, fold, search_form, trigrams
 
 FEATURES = (
     "dense", "lexical", "lexical_back", "givens_q_missing", "givens_e_missing", "givens_q_any",
@@ -189,21 +189,25 @@ def _ranks_of(p: ProblemForm) -> frozenset[str]:
     return _derived(p, "ranks", lambda: frozenset(ranks(p.text)))
 
 
-_CN_DIGIT = dict(zip("一二三四五六七八九十", ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10")))
 _WAR = re.compile(r"第([一二])次世界大战|(?:world\s+war\s+|ww\s*)(ii|i|1|2)\b|([一二])战", re.IGNORECASE)
 _RANK = re.compile(r"第\s*([二三四五六七八九十]|[2-9])\s*(?=[大长高多小深重快早晚低短少])"
                    r"|\b(second|third|fourth|fifth|2nd|3rd|4th|5th)[\s-]+(?=\w*(?:est|most)\b)", re.IGNORECASE)
 _EN_RANK = {"second": "2", "third": "3", "fourth": "4", "fifth": "5", "2nd": "2", "3rd": "3", "4th": "4", "5th": "5"}
 
 
+def _rank_value(number: str) -> str:
+    return number if number.isdigit() else str(chinese_numeral(number))
+
+
 def ranks(text: str) -> set[str]:
     found = set()
     for match in _WAR.finditer(text):
         cn, latin, short = match.groups()
-        found.add("war " + (_CN_DIGIT.get(cn or short or "") or {"i": "1", "ii": "2"}.get(latin.lower(), latin)))
+        chinese = cn or short
+        found.add("war " + (str(chinese_numeral(chinese)) if chinese else {"i": "1", "ii": "2"}.get(latin.lower(), latin)))
     for match in _RANK.finditer(strip_preface(text)):
-        cn, en = match.groups()
-        found.add(_CN_DIGIT.get(cn, cn) if cn else _EN_RANK[en.lower()])
+        number, en = match.groups()
+        found.add(_rank_value(number) if number else _EN_RANK[en.lower()])
     return found
 
 
@@ -375,8 +379,8 @@ def other_expression(q: ProblemForm, e: ProblemForm) -> bool:
     """An expression of the question with two operators or more is not in the entry, while
     one of the entry's has the same operands: the same numbers arranged otherwise (a sign,
     an operator, a side of an inequality), unless it is one of the entry's equations with
-its terms or sides in another order. Or an equation or inequality in x or y is
-    another than every one of the entry's (see :func:`other_relation`)."""
+    its terms or sides in another order. Or an equation or inequality in x or y is none of
+    the entry's (see :func:`other_relation`)."""
     theirs_as_relations = _relations_of(e)
     for expr in q.expressions:
         if expr in e.maths or sum(expr.count(op) for op in _OPERATORS) < 2 \

@@ -121,7 +121,8 @@ _CN_NUMBER = re.compile(
 )
 
 
-def _chinese_numeral(text: str) -> int:
+def chinese_numeral(text: str) -> int:
+    """The value of a Chinese numeral: 十一 → 11, 两 → 2, 二〇二六 → 2026."""
     if not any(ch in _CN_UNITS for ch in text):  # 七五折, 二〇二六: digit by digit
         return int("".join(str(_CN_DIGITS[ch]) for ch in text))
     total, digit = 0, None
@@ -144,7 +145,7 @@ def numbers(text: str) -> Counter[str]:
     found: Counter[str] = Counter()
     for numeral in _CN_NUMBER.findall(folded):
         if numeral != "一" and numeral not in ("百", "千", "万"):  # 千克, 千米 are units
-            found[str(_chinese_numeral(numeral))] += 1
+            found[str(chinese_numeral(numeral))] += 1
     for token in _NUMBER.findall(folded):
         if "." in token:
             token = token.rstrip("0").rstrip(".")
