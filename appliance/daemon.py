@@ -17,6 +17,7 @@ from fastapi import FastAPI
 from appliance.ask.service import AskService
 from appliance.config import Config
 from appliance.inference.engine_wiring import open_engines
+from appliance.serve.admission import shed_first
 from appliance.serve.api import create_app
 from appliance.serve.ratelimit import RateLimiter
 
@@ -54,6 +55,7 @@ def build(config: Config, *, pages: bool = True, make_auth=None, progress: bool 
     app = create_app(service, limiter=limiter, close_service_on_shutdown=True)
     auth = make_auth(service.store) if make_auth else None
     mounted = _mount_pages(app, service, config, limiter, engines, auth) if pages else None
+    shed_first(app)  # a refused ask costs none of the pages' layers
     return Daemon(config, engines, service, limiter, app, mounted)
 
 

@@ -135,6 +135,14 @@ class ShedOverload:
             self.admission.leave()
 
 
+def shed_first(app) -> None:
+    """Make :class:`ShedOverload` the outermost of a Starlette app's own layers again. Layers
+    added after the API's (the web pages' login, language and upload guards) would
+    otherwise sit outside it, and every refused ask would pay for them during a burst.
+    Call it once every layer is added, before the app serves."""
+    app.user_middleware.sort(key=lambda layer: layer.cls is not ShedOverload)
+
+
 def _is_json(scope) -> bool:
     for name, value in scope.get("headers") or []:
         if name == b"content-type":

@@ -164,3 +164,12 @@ def test_the_daemon_builds_one_rate_limiter_for_the_api_and_the_pages(config):
     assert codes == [200, 200, 429]
     assert running.pages.desk.limiter is running.limiter
     assert running.limiter.allow("testclient")[0] is False  # the API spent this limiter's budget
+
+
+def test_overload_shedding_is_the_outermost_layer_even_with_the_pages_mounted(config):
+    from appliance.serve.admission import ShedOverload
+
+    running = daemon.build(config, progress=False)
+    layers = [layer.cls for layer in running.app.user_middleware]
+    assert running.pages is not None and len(layers) > 4
+    assert layers[0] is ShedOverload and layers.count(ShedOverload) == 1

@@ -9,10 +9,12 @@ import threading
 
 import httpx
 import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
 
 from appliance.ask.service import AskService
 from appliance.config import ServingConfig
-from appliance.serve.admission import AdmissionControl, NotAdmitted
+from appliance.serve.admission import AdmissionControl, NotAdmitted, ShedOverload, shed_first
 from appliance.serve.api import create_app
 
 
@@ -101,3 +103,41 @@ def test_before_anything_was_answered_only_the_hard_cap_applies():
         h.__enter__()
     with pytest.raises(NotAdmitted):
         gate.admit().__enter__()
+
+
+class _Recorder:
+    """A layer that notes every request passing through it."""
+
+    def __init__(self, app, seen: list):
+        self.app, self.seen = app, seen
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            self.seen.append(scope["path"])
+        await self.app(scope, receive, send)
+
+
+def _saturated_app_with_a_later_layer(seen: list) -> FastAPI:
+    app = FastAPI()
+    gate = AdmissionControl(deadline_s=1.0, max_in_flight=1, clock=Clock())
+    gate.enter()  # the one place is taken: every JSON ask is refused
+    app.add_middleware(ShedOverload, admission=gate)
+    app.add_middleware(_Recorder, seen=seen)  # added later, as the pages add theirs
+
+    @app.post("/api/v1/ask")
+    def ask() -> dict:
+        return {}
+
+    return app
+
+
+@pytest.mark.parametrize("reordered", [False, True])
+def test_a_refused_ask_passes_no_layer_added_after_the_api_once_shedding_is_put_first(reordered):
+    seen: list = []
+    app = _saturated_app_with_a_later_layer(seen)
+    if reordered:
+        shed_first(app)
+    with TestClient(app) as client:
+        refused = client.post("/api/v1/ask", json={"text": "x"})
+    assert refused.status_code == 503
+    assert seen == ([] if reordered else ["/api/v1/ask"])
