@@ -355,7 +355,7 @@ def serve(config: Config, host: str | None, port: int | None) -> None:
     limit_arenas(config.serving.malloc_arenas)
     blas_limit = _limit_blas_threads(config)  # noqa: F841 (held for the daemon's life)
     built = daemon.build(config)
-    app, service = built.app, built.service
+    app, service = built.asgi, built.service
     # Everything loaded so far (models, the bank and its features) lives as long as the
     # daemon: leave it out of the garbage collector's full passes, which would otherwise
     # walk it all and stall every request for a moment.

@@ -17,7 +17,7 @@ from fastapi import FastAPI
 from appliance.ask.service import AskService
 from appliance.config import Config
 from appliance.inference.engine_wiring import open_engines
-from appliance.serve.admission import shed_first
+from appliance.serve.admission import ShedOverload, shedding
 from appliance.serve.api import create_app
 from appliance.serve.ratelimit import RateLimiter
 
@@ -34,6 +34,8 @@ class Daemon:
     app: FastAPI
     #: What the web pages mounted (``ui.mount.MountedUi``); None without pages.
     pages: object | None = None
+    #: What ``eduqa serve`` serves: ``app`` behind overload shedding (``admission.shedding``).
+    asgi: ShedOverload | None = None
 
 
 def rate_limiter(config: Config) -> RateLimiter:
@@ -55,8 +57,8 @@ def build(config: Config, *, pages: bool = True, make_auth=None, progress: bool 
     app = create_app(service, limiter=limiter, close_service_on_shutdown=True)
     auth = make_auth(service.store) if make_auth else None
     mounted = _mount_pages(app, service, config, limiter, engines, auth) if pages else None
-    shed_first(app)  # a refused ask costs none of the pages' layers
-    return Daemon(config, engines, service, limiter, app, mounted)
+    # Outside every layer (the pages' and the framework's): a refused ask costs none of them.
+    return Daemon(config, engines, service, limiter, app, mounted, asgi=shedding(app))
 
 
 def _mount_pages(app: FastAPI, service: AskService, config: Config, limiter: RateLimiter, engines, auth):

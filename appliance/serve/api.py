@@ -23,7 +23,7 @@ from appliance.asklog.log import UnknownAskError
 from appliance.common.batcher import DeadlineExceeded, Overloaded
 from appliance.ocr.errors import ImageRejected
 from appliance.serve.client import STORE_HEADER
-from appliance.serve.admission import AdmissionControl, ShedOverload
+from appliance.serve.admission import AdmissionControl
 from appliance.serve.errors import ErrorIds
 from appliance.common.periodic import PeriodicTask
 from appliance.serve.ratelimit import RateLimiter
@@ -142,7 +142,8 @@ def create_app(service: AskService, *, limiter: RateLimiter | None = None, close
     """The API over ``service``. ``limiter`` is the daemon's one per-address rate limiter,
     shared with the pages (``appliance.daemon`` makes it; one is made when none is given, as
     in tests; either way it is ``app.state.rate_limiter``). ``pruner`` runs while the app
-    does (default: photo retention every 6 hours)."""
+    does (default: photo retention every 6 hours). Serve ``admission.shedding(app)``, not
+    the app itself: overload shedding wraps it from outside."""
     serving = service.config.serving
     limiter = limiter or RateLimiter(serving.rate_per_minute, serving.rate_burst)
     admission = AdmissionControl(serving.deadline_s, serving.max_in_flight)
@@ -161,15 +162,12 @@ def create_app(service: AskService, *, limiter: RateLimiter | None = None, close
     app = FastAPI(title="eduqa", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/openapi.json")
     app.state.rate_limiter = limiter
-    app.state.admission = admission
+    app.state.admission = admission  # applied around the whole app by admission.shedding
+    app.state.on_refused = service.metrics.rejected.labels("not_admitted").inc
     app.state.pruner = pruner
     app.add_middleware(BodyLimit, max_bytes=serving.max_body_bytes)
     app.add_middleware(SameOriginWrites)
     app.add_middleware(ErrorIds)
-    # Outermost of the API's own layers: an ask that cannot be answered in time is refused
-    # before routing, body reading or anything else.
-    app.add_middleware(ShedOverload, admission=admission,
-                       on_refused=service.metrics.rejected.labels("not_admitted").inc)
     if docs:
         _add_offline_docs(app)
 
@@ -202,7 +200,7 @@ def create_app(service: AskService, *, limiter: RateLimiter | None = None, close
             raise HTTPException(429, "too many questions from this address; wait a moment",
                                 headers={"Retry-After": str(max(1, math.ceil(wait)))})
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if kind == "application/json":  # admitted by ShedOverload before it got here
+        if kind == "application/json":  # admitted by admission.shedding before it got here
             return await _answer(service, service.ask, await _json_text(request), client)
         if kind == "multipart/form-data":
             photo = await _photo_bytes(request, serving.max_photo_bytes)

@@ -166,10 +166,17 @@ def test_the_daemon_builds_one_rate_limiter_for_the_api_and_the_pages(config):
     assert running.limiter.allow("testclient")[0] is False  # the API spent this limiter's budget
 
 
-def test_overload_shedding_is_the_outermost_layer_even_with_the_pages_mounted(config):
+def test_overload_shedding_wraps_the_whole_app_with_the_pages_mounted(config):
     from appliance.serve.admission import ShedOverload
 
     running = daemon.build(config, progress=False)
-    layers = [layer.cls for layer in running.app.user_middleware]
-    assert running.pages is not None and len(layers) > 4
-    assert layers[0] is ShedOverload and layers.count(ShedOverload) == 1
+    assert running.pages is not None
+    assert isinstance(running.asgi, ShedOverload) and running.asgi.app is running.app
+    assert running.asgi.admission is running.app.state.admission
+    assert ShedOverload not in [layer.cls for layer in running.app.user_middleware]
+    gate = running.app.state.admission
+    gate.max_in_flight = gate.always_admit = 0  # saturated: every JSON ask is refused
+    with TestClient(running.asgi) as client:
+        refused = client.post("/api/v1/ask", json={"text": "水的沸点是多少"})
+        health = client.get("/healthz")
+    assert refused.status_code == 503 and health.status_code == 200

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from appliance.ask.service import AskService
 from appliance.config import ServingConfig
-from appliance.serve.admission import AdmissionControl, NotAdmitted, ShedOverload, shed_first
+from appliance.serve.admission import AdmissionControl, NotAdmitted, RefusalsFirst, ShedOverload, shedding
 from appliance.serve.api import create_app
 
 
@@ -65,7 +65,7 @@ def test_the_api_answers_503_with_retry_after_at_once_instead_of_queueing(config
         return real_ask(text, client)
 
     service.ask = slow_ask
-    app = create_app(service)
+    app = shedding(create_app(service))
 
     async def scenario():
         transport = httpx.ASGITransport(app=app)
@@ -117,27 +117,99 @@ class _Recorder:
         await self.app(scope, receive, send)
 
 
-def _saturated_app_with_a_later_layer(seen: list) -> FastAPI:
+def _saturated_app_with_a_layer(seen: list) -> FastAPI:
     app = FastAPI()
     gate = AdmissionControl(deadline_s=1.0, max_in_flight=1, clock=Clock())
     gate.enter()  # the one place is taken: every JSON ask is refused
-    app.add_middleware(ShedOverload, admission=gate)
-    app.add_middleware(_Recorder, seen=seen)  # added later, as the pages add theirs
+    app.state.admission, app.state.on_refused = gate, None
+    app.add_middleware(_Recorder, seen=seen)  # as the API's and the pages' layers
 
     @app.post("/api/v1/ask")
     def ask() -> dict:
         return {}
 
+    @app.get("/healthz")
+    def healthz() -> dict:
+        return {"ok": True}
+
     return app
 
 
-@pytest.mark.parametrize("reordered", [False, True])
-def test_a_refused_ask_passes_no_layer_added_after_the_api_once_shedding_is_put_first(reordered):
+def test_a_refused_ask_passes_none_of_the_apps_own_layers():
     seen: list = []
-    app = _saturated_app_with_a_later_layer(seen)
-    if reordered:
-        shed_first(app)
-    with TestClient(app) as client:
+    with TestClient(shedding(_saturated_app_with_a_layer(seen))) as client:
         refused = client.post("/api/v1/ask", json={"text": "x"})
-    assert refused.status_code == 503
-    assert seen == ([] if reordered else ["/api/v1/ask"])
+        other = client.get("/healthz")
+    assert refused.status_code == 503 and int(refused.headers["Retry-After"]) >= 1
+    assert other.status_code == 200
+    assert seen == ["/healthz"]
+
+
+def _asks_at_once(gate: AdmissionControl, n: int, events: list) -> None:
+    async def app(scope, receive, send):
+        events.append("admitted ask's work")
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    shed = ShedOverload(app, admission=gate)
+    scope = {"type": "http", "method": "POST", "path": "/api/v1/ask",
+             "headers": [(b"content-type", b"application/json")]}
+
+    async def one():
+        async def send(message):
+            if message["type"] == "http.response.start" and message["status"] == 503:
+                events.append("refusal")
+        await shed(scope, None, send)
+
+    async def burst():
+        await asyncio.gather(*(one() for _ in range(n)))
+
+    asyncio.run(burst())
+
+
+def test_refusals_read_in_the_same_pass_go_before_the_admitted_asks_work():
+    events: list = []
+    gate = AdmissionControl(deadline_s=1.0, max_in_flight=2, clock=Clock())
+    _asks_at_once(gate, 6, events)  # the first two are admitted, the other four refused
+    assert events == ["refusal"] * 4 + ["admitted ask's work"] * 2
+    assert gate.in_flight == 0
+
+
+def test_an_admitted_ask_waits_while_refusals_keep_coming_then_goes():
+    async def scenario():
+        first = RefusalsFirst(quiet_s=0.05, max_hold_s=5.0)
+        first.refused()
+        waiter = asyncio.create_task(first.wait_turn())
+        for _ in range(6):  # a refusal every 20 ms: never quiet for 50 ms
+            await asyncio.sleep(0.02)
+            assert not waiter.done()
+            first.refused()
+        await asyncio.wait_for(waiter, timeout=5)  # quiet after the last one: it goes
+
+    asyncio.run(scenario())
+
+
+def test_a_long_storm_of_refusals_holds_admitted_asks_only_at_its_start():
+    async def scenario():
+        first = RefusalsFirst(quiet_s=0.05, max_hold_s=0.1)
+        first.refused()
+        waiter = asyncio.create_task(first.wait_turn())
+        released_during_storm = False
+        for _ in range(100):  # refusals every 10 ms for up to a second
+            await asyncio.sleep(0.01)
+            first.refused()
+            if waiter.done():
+                released_during_storm = True
+                break
+        assert released_during_storm
+        # the storm goes on, and a new admitted ask is not held at all
+        await asyncio.wait_for(first.wait_turn(), timeout=0.04)
+
+    asyncio.run(scenario())
+
+
+def test_without_refusals_an_admitted_ask_is_not_held():
+    async def scenario():
+        await asyncio.wait_for(RefusalsFirst(quiet_s=10.0, max_hold_s=10.0).wait_turn(), timeout=1)
+
+    asyncio.run(scenario())
