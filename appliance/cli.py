@@ -350,6 +350,7 @@ def serve(config: Config, host: str | None, port: int | None) -> None:
 
     from appliance.serve import sdnotify
     from appliance.serve.malloc import limit_arenas
+    from appliance.serve.shed_protocol import shedding_protocol
 
     sdnotify.status("loading the encoder and the question bank")
     limit_arenas(config.serving.malloc_arenas)
@@ -367,7 +368,8 @@ def serve(config: Config, host: str | None, port: int | None) -> None:
     # shutdown flushes the ask log and closes the database.
     sdnotify.serve_uvicorn(app, host=host, port=port,
                            ready_status=f"serving on {host}:{port}, encoder {service.encoder.backend_name}",
-                           log_level="info", access_log=False, timeout_graceful_shutdown=30)
+                           log_level="info", access_log=False, timeout_graceful_shutdown=30,
+                           http=shedding_protocol(app))  # overload refused before any ASGI work
 
 
 # -- bench --------------------------------------------------------------------------------------

@@ -81,20 +81,32 @@ class AdmissionControl:
     def enter(self) -> None:
         """Take a place in flight (pair with :meth:`leave`) or raise :class:`NotAdmitted`."""
         with self._lock:
-            now = self.clock()
-            self._forget_old(now)
-            n = self.in_flight
-            if n >= self.max_in_flight:
+            refusal = self._refusal()
+            if refusal is not None:
+                raise refusal
+            self.in_flight += 1
+
+    def refusal_now(self) -> NotAdmitted | None:
+        """The refusal an ask arriving now gets (counted as refused), or None when it would
+        be admitted; takes no place in flight (the admitted ask's :meth:`enter` does)."""
+        with self._lock:
+            return self._refusal()
+
+    def _refusal(self) -> NotAdmitted | None:
+        now = self.clock()
+        self._forget_old(now)
+        n = self.in_flight
+        if n >= self.max_in_flight:
+            self.refused += 1
+            return NotAdmitted(f"{n} asks in flight", 1)
+        if n >= self.always_admit:
+            rate = self._capacity(now)
+            wait = 0.0 if rate <= 0 else n / rate
+            if wait > self.deadline_s:
                 self.refused += 1
-                raise NotAdmitted(f"{n} asks in flight", 1)
-            if n >= self.always_admit:
-                rate = self._capacity(now)
-                wait = 0.0 if rate <= 0 else n / rate
-                if wait > self.deadline_s:
-                    self.refused += 1
-                    excess = wait - self.deadline_s
-                    raise NotAdmitted(f"predicted wait {wait:.1f} s", max(1, min(30, math.ceil(excess))))
-            self.in_flight = n + 1
+                excess = wait - self.deadline_s
+                return NotAdmitted(f"predicted wait {wait:.1f} s", max(1, min(30, math.ceil(excess))))
+        return None
 
     def _capacity(self, now: float) -> float:
         rate = len(self._done) / self.window_s
@@ -176,20 +188,41 @@ class ShedOverload:
         self.first = RefusalsFirst()
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path or not _is_json(scope):
+        if not self.guards(scope):
             return await self.app(scope, receive, send)
         try:
             self.admission.enter()
         except NotAdmitted as refused:
-            if self.on_refused:
-                self.on_refused()
-            self.first.refused()
+            self._count(refused)
             return await _send_503(send, refused.retry_after_s)
         try:
             await self.first.wait_turn()
             await self.app(scope, receive, send)
         finally:
             self.admission.leave()
+
+    def guards(self, scope) -> bool:
+        """Whether this request is an ask that admission control decides on."""
+        return scope["type"] == "http" and scope["method"] == "POST" and scope["path"] == self.path \
+            and _is_json(scope)
+
+    def refusal_bytes(self, scope, keep_alive: bool = True) -> bytes | None:
+        """For the HTTP protocol (:mod:`appliance.serve.shed_protocol`), right after a
+        request's headers: the whole 503 response when this ask would be refused now
+        (counted like a refusal here), else None and the request goes on to ``__call__``,
+        which admits it (or, should the gate have filled meanwhile, refuses it)."""
+        if not self.guards(scope):
+            return None
+        refused = self.admission.refusal_now()
+        if refused is None:
+            return None
+        self._count(refused)
+        return busy_response(refused.retry_after_s, keep_alive)
+
+    def _count(self, refused: NotAdmitted) -> None:
+        if self.on_refused:
+            self.on_refused()
+        self.first.refused()
 
 
 def shedding(app) -> ShedOverload:
@@ -210,8 +243,18 @@ def _is_json(scope) -> bool:
 _BUSY = b'{"detail": "busy: the answer could not come in time, retry in a moment"}'
 
 
+def _busy_headers(retry_after_s: int) -> list[tuple[bytes, bytes]]:
+    return [(b"content-type", b"application/json"), (b"content-length", str(len(_BUSY)).encode()),
+            (b"retry-after", str(retry_after_s).encode())]
+
+
 async def _send_503(send, retry_after_s: int) -> None:
-    await send({"type": "http.response.start", "status": 503,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(_BUSY)).encode()),
-                            (b"retry-after", str(retry_after_s).encode())]})
+    await send({"type": "http.response.start", "status": 503, "headers": _busy_headers(retry_after_s)})
     await send({"type": "http.response.body", "body": _BUSY})
+
+
+def busy_response(retry_after_s: int, keep_alive: bool = True) -> bytes:
+    """The same 503 as :func:`_send_503`, as the bytes of a whole HTTP/1.1 response."""
+    headers = _busy_headers(retry_after_s) + ([] if keep_alive else [(b"connection", b"close")])
+    head = b"".join(name + b": " + value + b"\r\n" for name, value in headers)
+    return b"HTTP/1.1 503 Service Unavailable\r\n" + head + b"\r\n" + _BUSY

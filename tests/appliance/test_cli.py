@@ -191,6 +191,35 @@ def test_serve_on_a_busy_port_fails_before_loading_models(config, tmp_path, monk
     assert f"cannot listen on 127.0.0.1:{port}" in line and "already running" in line
 
 
+def test_serve_refuses_overload_in_the_http_protocol(config, monkeypatch):
+    """`eduqa serve` hands uvicorn the shedding protocol built on the app it serves."""
+    import asyncio
+    import types
+
+    import appliance.daemon as daemon
+    from appliance.serve import sdnotify
+    from appliance.serve.admission import AdmissionControl, ShedOverload
+
+    shed = ShedOverload(None, admission=AdmissionControl(1.0, 1))
+    service = types.SimpleNamespace(prepare_photos=lambda: None,
+                                    encoder=types.SimpleNamespace(backend_name="test"))
+    monkeypatch.setattr(daemon, "build", lambda cfg: types.SimpleNamespace(asgi=shed, service=service))
+    served = {}
+    monkeypatch.setattr(sdnotify, "serve_uvicorn", lambda app, **kw: served.update(app=app, **kw))
+    monkeypatch.setattr("gc.freeze", lambda: None)
+    result = CliRunner().invoke(main, ["--data-dir", str(config.data_dir), "serve", "--port", str(free_port())])
+    assert result.exit_code == 0, result.output
+    protocol = served["http"]
+    assert served["app"] is shed and isinstance(protocol, type)
+    shed.admission.enter()  # full: the protocol's refusal comes from this very gate
+    scope = {"type": "http", "method": "POST", "path": "/api/v1/ask", "headers": [(b"content-type", b"application/json")]}
+
+    async def refusal():  # as the protocol asks, on the event loop
+        return shed.refusal_bytes(scope)
+
+    assert asyncio.run(refusal()).startswith(b"HTTP/1.1 503") and shed.admission.refused == 1
+
+
 def test_unknown_encoder_names_the_encoder_choices(tmp_path):
     conf = config_file(tmp_path, free_port(), '[encoder]\nmodel = "bogus"\n')
     line = one_error_line(CliRunner().invoke(main, ["--config", conf, "kb", "stats"]))
