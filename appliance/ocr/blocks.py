@@ -17,8 +17,9 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from appliance.ocr.layout import TextBox, join, merge_row, group_rows
-from appliance.ocr.problem_text import TOP_LEVEL, is_header, is_mark, starts_problem, strip_number, strip_ticks
+from appliance.ocr.layout import TextBox, join, merge_row, group_rows, sides_of
+from appliance.ocr.problem_text import (TOP_LEVEL, is_header, is_mark, is_stray, starts_problem, strip_number,
+                                       strip_ticks)
 from appliance.ocr.result import OcrLine
 
 
@@ -31,6 +32,9 @@ class BlockParams:
     mark_gap: float = 1.0  # a mark is this many line heights away from other text on its row
     side_gap: float = 0.6  # a box at the frame's side this far from its row's other text is another column's
     side_reach: float = 2.0  # ...or, alone on its row, this far from the text of the rows above and below
+    written_height: float = 1.6  # a short figure this many line heights tall is written by hand...
+    written_ratio: float = 1.3  # ...as is one this much taller than the line it follows,
+    written_gap: float = 0.3  # ...this many line heights after its end
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,7 @@ class Row:
     left: float
     right: float
     height: float
+    sides: frozenset[str] = frozenset()  # the frame's sides its boxes touch
 
     @property
     def text(self) -> str:
@@ -77,12 +82,13 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
         return []
     unit = statistics.median(b.height for b in boxes)
     text_boxes = [b for b in boxes if not isolated_mark(b, boxes, unit, params)
-                  and not other_column_at_side(b, boxes, size[0], unit, params)]
+                  and not trailing_stray(b, boxes, unit, params)
+                  and not other_column_at_side(b, boxes, size, unit, params)]
     regions = xy_cut(text_boxes or boxes, unit, params)
     numbered_page = any(_top_level_number(merge_row(row)[0].text) for r in regions for row in group_rows(r))
     blocks: list[Block] = []
     for region in regions:
-        rows = [to_row(row) for row in group_rows(region)]
+        rows = [to_row(row, size, params) for row in group_rows(region)]
         for block in split_region(rows, not numbered_page, size, params):
             previous = blocks[-1] if blocks else None
             if previous is not None and continues(previous, block, unit, params):
@@ -92,19 +98,22 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     return blocks
 
 
-def to_row(boxes: list[TextBox]) -> Row:
+def to_row(boxes: list[TextBox], size: tuple[int, int], params: BlockParams = BlockParams()) -> Row:
     """One row; a tick the detector took into the line's box is cut off (with its share
     of the row's width, so a tick near the frame's side does not make the row look cut)."""
     line, (top, bottom, height) = merge_row(boxes)
     left, right = min(b.left for b in boxes), max(float(b.quad[:, 0].max()) for b in boxes)
+    sides = frozenset().union(*(sides_of(b, size, params.edge_margin) for b in boxes))
     text = strip_ticks(line.text)
     if text != line.text and line.text:
         if line.text.endswith(text):  # the tick was at the start
-            left = right - (right - left) * len(text) / len(line.text)
+            cut_to = right - (right - left) * len(text) / len(line.text)
+            sides, left = (sides - {"left"} if cut_to - left > params.edge_margin else sides), cut_to
         else:
-            right = left + (right - left) * len(text) / len(line.text)
+            cut_to = left + (right - left) * len(text) / len(line.text)
+            sides, right = (sides - {"right"} if right - cut_to > params.edge_margin else sides), cut_to
         line = OcrLine(text, line.confidence, line.box)
-    return Row(line, top, bottom, left, right, height)
+    return Row(line, top, bottom, left, right, height, sides)
 
 
 def isolated_mark(box: TextBox, boxes: list[TextBox], unit: float, params: BlockParams) -> bool:
@@ -121,27 +130,51 @@ def isolated_mark(box: TextBox, boxes: list[TextBox], unit: float, params: Block
     return True
 
 
-def other_column_at_side(box: TextBox, boxes: list[TextBox], width: int, unit: float, params: BlockParams) -> bool:
+def trailing_stray(box: TextBox, boxes: list[TextBox], unit: float, params: BlockParams) -> bool:
+    """A short figure or mark (:func:`is_stray`) that is not print of the problem: written
+    by hand (much taller than the printed lines, or than the line it follows), or standing
+    ``mark_gap`` line heights or more after the end of a line of words, with nothing after
+    it on that line — a score written beside the problem, or the next column's bare
+    number. (Printed alone on its row, a number starts the problem below it, as circled
+    numbers do.)"""
+    if not is_stray(box.text):
+        return False
+    if box.height >= params.written_height * unit:
+        return True
+    beside = [o for o in boxes if o is not box and o.top < box.bottom and box.top < o.bottom]
+    before = [o for o in beside if _right(o) <= box.left]
+    if not before or any(o.left >= box.left for o in beside):
+        return False
+    last = max(before, key=_right)
+    if len(last.text.strip()) < 4 or is_stray(last.text):  # it follows no line of words
+        return False
+    gap = box.left - _right(last)
+    written = box.height >= params.written_ratio * last.height and gap >= params.written_gap * unit
+    return written or gap >= params.mark_gap * unit
+
+
+def _right(box: TextBox) -> float:
+    return float(box.quad[:, 0].max())
+
+
+def other_column_at_side(box: TextBox, boxes: list[TextBox], size: tuple[int, int], unit: float,
+                         params: BlockParams) -> bool:
     """A box cut by the frame's left or right side, standing apart from the text on its
     row: the neighbouring column's remnant (the whole of a row at the side is kept)."""
     right = float(box.quad[:, 0].max())
-    at_left, at_right = box.left <= params.edge_margin, right >= width - 1 - params.edge_margin
-    if not (at_left or at_right):
+    sides = sides_of(box, size, params.edge_margin)
+    at_left = "left" in sides
+    if not (at_left or "right" in sides):
         return False
+    side = "left" if at_left else "right"
     row = [o for o in boxes if o is not box and abs(o.centre_y - box.centre_y) < 0.5 * max(o.height, box.height)]
     if not row:  # alone on its row: compare with the rows around it, leaving out other remnants at this side
         row = [o for o in boxes if o is not box and abs(o.centre_y - box.centre_y) < params.side_reach * unit
-               and not _at_side(o, width, params, left=at_left)]
+               and side not in sides_of(o, size, params.edge_margin)]
     if not row:
         return False
     gaps = [(o.left - right) if at_left else (box.left - float(o.quad[:, 0].max())) for o in row]
     return min(gaps) >= params.side_gap * unit
-
-
-def _at_side(box: TextBox, width: int, params: BlockParams, left: bool) -> bool:
-    if left:
-        return box.left <= params.edge_margin
-    return float(box.quad[:, 0].max()) >= width - 1 - params.edge_margin
 
 
 def xy_cut(boxes: list[TextBox], unit: float, params: BlockParams) -> list[list[TextBox]]:
@@ -186,7 +219,7 @@ def split_region(rows: list[Row], sub_questions_start: bool, size: tuple[int, in
             kinds.append((header, numbered and not header))
         else:
             blocks[-1].append(row)
-    return [Block(tuple(b), h, n, touches_edge(b, size, params)) for b, (h, n) in zip(blocks, kinds)]
+    return [Block(tuple(b), h, n, touches_edge(b)) for b, (h, n) in zip(blocks, kinds)]
 
 
 def _top_level_number(text: str) -> bool:
@@ -211,7 +244,5 @@ def continues(previous: Block, block: Block, unit: float, params: BlockParams) -
     return overlap > 0 and 0 <= by0 - py1 <= params.continuation_gap * unit
 
 
-def touches_edge(rows: list[Row], size: tuple[int, int], params: BlockParams) -> bool:
-    width, height = size
-    m = params.edge_margin
-    return any(r.top <= m or r.left <= m or r.bottom >= height - 1 - m or r.right >= width - 1 - m for r in rows)
+def touches_edge(rows: list[Row]) -> bool:
+    return any(r.sides for r in rows)

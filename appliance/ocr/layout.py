@@ -37,7 +37,10 @@ class LayoutParams:
 class TextBox:
     text: str
     confidence: float
-    quad: np.ndarray  # upright photo pixels
+    quad: np.ndarray  # upright photo pixels (levelled, on a slanted page: ``skew.py``)
+    # The frame's sides ("top", "bottom", "left", "right") the box touches in the photo;
+    # None: told from ``quad`` (a levelled box's corners no longer show it).
+    sides: frozenset[str] | None = None
 
     @property
     def height(self) -> float:
@@ -75,32 +78,45 @@ def mean_confidence(lines: tuple[OcrLine, ...]) -> float:
     return round(sum(c * line.confidence for c, line in zip(chars, lines)) / max(sum(chars), 1), 4)
 
 
-def keep_question_lines(boxes: list[TextBox], image_height: int, params: LayoutParams) -> list[TextBox]:
+def keep_question_lines(boxes: list[TextBox], size: tuple[int, int], params: LayoutParams) -> list[TextBox]:
     readable = [b for b in boxes if b.text.strip() and b.confidence >= params.min_confidence]
-    inner = [b for b in readable if not at_edge(b, image_height, params)]
+    inner = [b for b in readable if not at_edge(b, size, params)]
     if not inner:
         return readable
     median = statistics.median(b.height for b in inner)
-    return [b for b in readable if not (at_edge(b, image_height, params) and b.height < params.cut_height * median)]
+    return [b for b in readable if not (at_edge(b, size, params) and b.height < params.cut_height * median)]
 
 
-def cut_by_frame(quads: list[np.ndarray], image_height: int, params: LayoutParams) -> list[bool]:
+def cut_by_frame(quads: list[np.ndarray], size: tuple[int, int], params: LayoutParams) -> list[bool]:
     """Which detected lines :func:`keep_question_lines` would drop as cut by the frame,
     told from their boxes alone (before recognition, so they are not read in vain): a
     line at the top or bottom edge shorter than ``cut_height`` of the median height of the
     lines clear of the edges. Unread, the median counts every inner box, not only the
     readable ones."""
     boxes = [TextBox("", 1.0, q) for q in quads]
-    inner = [b.height for b in boxes if not at_edge(b, image_height, params)]
+    inner = [b.height for b in boxes if not at_edge(b, size, params)]
     if not inner:
         return [False] * len(boxes)
     median = statistics.median(inner)
-    return [at_edge(b, image_height, params) and b.height < params.cut_height * median for b in boxes]
+    return [at_edge(b, size, params) and b.height < params.cut_height * median for b in boxes]
 
 
-def at_edge(box: TextBox, image_height: int, params: LayoutParams) -> bool:
+def frame_sides(quad: np.ndarray, size: tuple[int, int], margin: float) -> frozenset[str]:
+    """The sides of a ``size`` (width, height) frame that a box in its pixels touches."""
+    width, height = size
+    xs, ys = quad[:, 0], quad[:, 1]
+    touched = (("top", ys.min() <= margin), ("bottom", ys.max() >= height - 1 - margin),
+               ("left", xs.min() <= margin), ("right", xs.max() >= width - 1 - margin))
+    return frozenset(side for side, hit in touched if hit)
+
+
+def sides_of(box: TextBox, size: tuple[int, int], margin: float) -> frozenset[str]:
+    return box.sides if box.sides is not None else frame_sides(box.quad, size, margin)
+
+
+def at_edge(box: TextBox, size: tuple[int, int], params: LayoutParams) -> bool:
     """Touches the top or bottom edge of the frame."""
-    return box.top <= params.edge_margin or box.bottom >= image_height - 1 - params.edge_margin
+    return bool(sides_of(box, size, params.edge_margin) & {"top", "bottom"})
 
 
 def group_rows(boxes: list[TextBox]) -> list[list[TextBox]]:

@@ -123,7 +123,7 @@ class PpOcrPipeline:
         if not quads:
             return FoundLines(image.pixels, [], [], 0, watch)
         pixels, quads, crops, rotation = self.upright(image.pixels, quads, watch)
-        cut = cut_by_frame(quads, pixels.shape[0], self.layout)
+        cut = cut_by_frame(quads, (pixels.shape[1], pixels.shape[0]), self.layout)
         kept = [i for i, is_cut in enumerate(cut) if not is_cut]
         return FoundLines(pixels, [quads[i] for i in kept], [crops[i] for i in kept], rotation, watch,
                           len(quads) - len(kept))

@@ -91,6 +91,14 @@ def is_mark(text: str) -> bool:
     return 0 < len(text) <= 2 and all(ch in MARK_CHARS for ch in text)
 
 
+def is_stray(text: str) -> bool:
+    """Short marks or figures that are not a problem's words when they stand apart after
+    a line: a hand-written score ("12", "-2", "+3"), a cross, a circled number, another
+    column's bare problem number ("13.")."""
+    text = text.strip()
+    return 0 < len(text) <= 3 and all(ch.isdigit() or ch in MARK_CHARS or ch in "-+－" for ch in text)
+
+
 def strip_ticks(line: str) -> str:
     """The line without a tick or cross the detector took into its box, at either end."""
     return _LEADING_TICK.sub("", _TRAILING_TICK.sub("", line))

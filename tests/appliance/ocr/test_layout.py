@@ -69,10 +69,10 @@ def test_join_spacing_rules():
 def test_lines_cut_by_the_frame_are_told_from_their_boxes_before_reading():
     quads = [box("", 100, 0, 600, h=20).quad, box("", 100, 200, 600).quad, box("", 100, 1180, 600, h=19).quad,
              box("", 100, 1159, 600, h=40).quad]
-    assert cut_by_frame(quads, 1200, LayoutParams()) == [True, False, True, False]  # a whole line at the edge stays
+    assert cut_by_frame(quads, (1600, 1200), LayoutParams()) == [True, False, True, False]  # a whole line at the edge stays
 
 
 def test_with_no_line_clear_of_the_edges_none_is_cut_before_reading():
     quads = [box("", 100, 0, 600, h=20).quad, box("", 100, 1180, 600, h=19).quad]
-    assert cut_by_frame(quads, 1200, LayoutParams()) == [False, False]
-    assert cut_by_frame([], 1200, LayoutParams()) == []
+    assert cut_by_frame(quads, (1600, 1200), LayoutParams()) == [False, False]
+    assert cut_by_frame([], (1600, 1200), LayoutParams()) == []

@@ -214,3 +214,25 @@ def test_a_short_problem_line_is_near_wherever_the_frame_centre_lies_across_it()
     layout = arrange_page(boxes, SIZE)
     assert layout.text == "《背影》的作者是谁？"
     assert layout.choices == ()
+
+
+def test_a_score_written_by_hand_beside_the_problem_is_left_out():
+    beside = [box("9. 解方程：2x + 3 = 11", 300, 560, 600), box("12", 960, 550, 60, h=64)]
+    assert arrange_page(beside, SIZE).text == "解方程：2x + 3 = 11"
+    below = [box("8. 计算：3/4 + 1/6", 300, 300, 500), box("写出过程。", 300, 350, 200),
+             box("9. 解方程：2x + 3 = 11", 300, 560, 600), box("-2", 820, 610, 70, h=80)]  # a row of its own
+    assert arrange_page(below, SIZE).text == "解方程：2x + 3 = 11"
+
+
+def test_the_next_columns_bare_number_after_the_end_of_a_line_is_left_out():
+    boxes = [box("9. 一个长方形的长是8厘米，宽是5厘米，", 200, 540, 760), box("13.", 1060, 540, 60),
+             box("它的面积是多少平方厘米？", 200, 590, 460)]
+    assert arrange_page(boxes, SIZE).text == "一个长方形的长是8厘米，宽是5厘米，它的面积是多少平方厘米？"
+
+
+def test_printed_figures_that_belong_to_the_problem_are_kept():
+    close = [box("9. 已知 x + 3 =", 300, 560, 300), box("12", 612, 560, 40), box("，求 x。", 660, 560, 140)]
+    assert arrange_page(close, SIZE).text == "已知 x + 3 = 12，求 x。"
+    table = [box("9. 根据下表求 n 与 m 的关系式。", 300, 500, 560),
+             box("m", 300, 560, 20), box("1", 420, 560, 20), box("2", 540, 560, 20), box("3", 660, 560, 20)]
+    assert arrange_page(table, SIZE).text == "根据下表求 n 与 m 的关系式。m 1 2 3"

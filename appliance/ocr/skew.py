@@ -1,0 +1,106 @@
+"""A page photographed at a slant, levelled for the layout.
+
+Rows, bands between problems and column gutters are all found from upright rectangles;
+on a page turned by a few degrees a long line's rectangle is several lines tall, and a
+line found in two pieces has its second piece as low as the next line's first, so rows
+merge and the space between problems vanishes. The detector's boxes are turned
+rectangles, so the slope of the page can be read off them. A phone held at an angle
+also sees the page in perspective: the lines near the top slope otherwise than those
+near the bottom. So the slope is fitted as a straight function of the height on the
+photo, over the page's long lines (weighted by their length, a stray one left out), and
+every point is moved up or down along its column by what that slope puts it off level
+(x stays, so the frame's left and right are unchanged). Which sides of the frame a box
+touches is decided from the photo itself (``layout.frame_sides``), and the lines of the
+chosen problem are moved back into photo pixels at the end.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from appliance.ocr.geometry import quad_size
+
+#: A line this many times longer than tall tells the page's slope.
+LONG_LINE = 3.0
+#: Long lines whose slope is this far (degrees) off the first fit are left out of the second.
+STRAY = 1.5
+
+
+@dataclass(frozen=True)
+class Skew:
+    """The slope of the page's lines (degrees; positive when they fall to the right, image
+    y down) at height ``y``: ``degrees + per_px * (y - centre[1])``."""
+
+    degrees: float
+    centre: tuple[float, float]
+    per_px: float = 0.0
+
+    @property
+    def level(self) -> bool:
+        return self.degrees == 0.0 and self.per_px == 0.0
+
+    def slope(self, y: np.ndarray) -> np.ndarray:
+        return np.tan(np.radians(self.degrees + self.per_px * (y - self.centre[1])))
+
+    def to_page(self, points: np.ndarray) -> np.ndarray:
+        """Photo pixels → the levelled page's: each point moved along its column by how far
+        the line through it has fallen since the photo's middle column."""
+        points = np.asarray(points, np.float32)
+        if self.level:
+            return points
+        x, y = points[:, 0], points[:, 1]
+        return np.stack([x, y - (x - self.centre[0]) * self.slope(y)], axis=1).astype(np.float32)
+
+    def to_photo(self, points: np.ndarray) -> np.ndarray:
+        points = np.asarray(points, np.float32)
+        if self.level:
+            return points
+        x, level_y = points[:, 0], points[:, 1]
+        y = level_y.copy()
+        for _ in range(4):  # the slope changes slowly with y: a few steps converge
+            y = level_y + (x - self.centre[0]) * self.slope(y)
+        return np.stack([x, y], axis=1).astype(np.float32)
+
+
+def measure_skew(quads: list[np.ndarray], size: tuple[int, int], min_degrees: float = 0.3,
+                 max_degrees: float = 15.0, min_lines: int = 2) -> Skew:
+    """The page's slope from its long lines (see the module's docstring); level when there
+    are fewer than ``min_lines`` long lines, when the slope stays under ``min_degrees``
+    across the photo (nothing to gain) or passes ``max_degrees`` (not a slanted page: the
+    page turn is decided before this)."""
+    centre = (size[0] / 2, size[1] / 2)
+    lines = [line_slope(q) for q in quads]
+    lines = [line for line in lines if line is not None]
+    if len(lines) < min_lines:
+        return Skew(0.0, centre)
+    y, slopes, weights = (np.array(v, float) for v in zip(*lines))
+    skew = fit(y - centre[1], slopes, weights)
+    kept = np.abs(slopes - (skew[0] + skew[1] * (y - centre[1]))) <= STRAY
+    if min_lines <= kept.sum() < len(kept):
+        skew = fit(y[kept] - centre[1], slopes[kept], weights[kept])
+    degrees, per_px = skew
+    ends = [abs(degrees + per_px * (edge - centre[1])) for edge in (0, size[1])]
+    if max(ends) < min_degrees or max(ends) > max_degrees:
+        return Skew(0.0, centre)
+    return Skew(round(degrees, 4), centre, per_px)
+
+
+def line_slope(quad: np.ndarray) -> tuple[float, float, float] | None:
+    """(centre y, slope in degrees, length) of a long line's box; None for a short one."""
+    width, height = quad_size(quad)
+    if height <= 0 or width < LONG_LINE * height:
+        return None
+    top, bottom = quad[1] - quad[0], quad[2] - quad[3]
+    return float(quad[:, 1].mean()), math.degrees(math.atan2(top[1] + bottom[1], top[0] + bottom[0])), width
+
+
+def fit(dy: np.ndarray, slopes: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
+    """Weighted straight line slope = a + b·dy; a constant where the lines' heights do not
+    spread enough to tell a change (all in one band of the photo)."""
+    if np.ptp(dy) < 1.0 or len(dy) < 3:
+        return float(np.average(slopes, weights=weights)), 0.0
+    b, a = np.polyfit(dy, slopes, 1, w=np.sqrt(weights))
+    return float(a), float(b)
