@@ -13,6 +13,7 @@ deadline, or ``max_in_flight`` asks are already in flight, the ask is refused at
 from __future__ import annotations
 
 import asyncio
+import gc
 import math
 import threading
 import time
@@ -121,6 +122,43 @@ class AdmissionControl:
             self._done.popleft()
 
 
+class CollectorPause:
+    """The garbage collector turned off for a short while, and surely on again: when the
+    time is up a timer thread turns it on even if nothing else happens (the event loop
+    that asked may be gone). A collector that was off already is left as it was."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._until: float | None = None  # while paused by this object: when it ends
+
+    @property
+    def paused(self) -> bool:
+        return self._until is not None
+
+    def pause(self, seconds: float) -> None:
+        with self._lock:
+            if self._until is None:
+                if not gc.isenabled():
+                    return
+                gc.disable()
+            self._until = time.monotonic() + seconds
+        timer = threading.Timer(seconds, self._expire)
+        timer.daemon = True
+        timer.start()
+
+    def resume(self) -> None:
+        with self._lock:
+            if self._until is not None:
+                self._until = None
+                gc.enable()
+
+    def _expire(self) -> None:
+        with self._lock:
+            if self._until is not None and time.monotonic() >= self._until - 0.001:
+                self._until = None
+                gc.enable()
+
+
 class RefusalsFirst:
     """Refusals go before admitted asks' work during a storm of refusals.
 
@@ -132,6 +170,11 @@ class RefusalsFirst:
     none came for ``quiet_s``. A storm holds admitted asks for at most ``max_hold_s`` from
     its first refusal; after that they pass freely until the storm ends, so sustained
     overload never starves the answers.
+
+    For as long as admitted asks are held, the garbage collector waits too
+    (:class:`CollectorPause`): a thousand connections at once make enough new objects to
+    start a full pass (24–30 ms here, docs/BENCHMARKS.md), which would stop every refusal
+    behind it. It runs as usual once the hold ends, at most ``max_hold_s`` later.
     """
 
     def __init__(self, quiet_s: float = 0.005, max_hold_s: float = 0.15):
@@ -141,12 +184,14 @@ class RefusalsFirst:
         self._released = None  # asyncio.Event, set while admitted asks may pass
         self._first = self._last = -math.inf
         self._timer = None
+        self.collector = CollectorPause()
 
     def refused(self) -> None:
         now = self._bind().time()
         if now - self._last > self.quiet_s and self._released.is_set():  # a new storm
             self._first = now
             self._released.clear()
+            self.collector.pause(self.max_hold_s)
             self._timer = self._timer or self._loop.call_later(self.quiet_s, self._check)
         self._last = now
 
@@ -160,6 +205,7 @@ class RefusalsFirst:
         if loop is not self._loop:  # first use, or a new loop (tests): start clean
             self._loop, self._released, self._timer = loop, asyncio.Event(), None
             self._released.set()
+            self.collector.resume()  # a storm of an old loop that never ended
         return loop
 
     def _check(self) -> None:
@@ -170,6 +216,7 @@ class RefusalsFirst:
             return
         self._timer = None
         self._released.set()
+        self.collector.resume()
 
 
 class ShedOverload:

@@ -213,3 +213,76 @@ def test_without_refusals_an_admitted_ask_is_not_held():
         await asyncio.wait_for(RefusalsFirst(quiet_s=10.0, max_hold_s=10.0).wait_turn(), timeout=1)
 
     asyncio.run(scenario())
+
+
+def _collector_on() -> None:
+    """Wait (bounded) for a storm of an earlier test, whose loop is gone, to give the
+    collector back: its timer does so at most ``max_hold_s`` after it began."""
+    import gc
+    import time
+
+    deadline = time.monotonic() + 5
+    while not gc.isenabled():
+        assert time.monotonic() < deadline, "the collector was not turned on again"
+        time.sleep(0.01)
+
+
+def test_the_collector_waits_while_a_storm_holds_admitted_asks_and_runs_again_after():
+    import gc
+
+    async def scenario():
+        first = RefusalsFirst(quiet_s=0.02, max_hold_s=5.0)
+        first.refused()
+        assert not gc.isenabled()  # no full pass in the middle of the refusals
+        await asyncio.wait_for(first.wait_turn(), timeout=5)  # quiet: the hold ends...
+        assert gc.isenabled()  # ...and the collector runs as before
+
+    _collector_on()
+    asyncio.run(scenario())
+
+
+def test_a_sustained_storm_pauses_the_collector_no_longer_than_the_hold():
+    import gc
+
+    async def scenario():
+        first = RefusalsFirst(quiet_s=0.05, max_hold_s=0.1)
+        first.refused()
+        for _ in range(100):  # refusals every 10 ms for up to a second
+            await asyncio.sleep(0.01)
+            first.refused()
+            if gc.isenabled():
+                return True
+        return False
+
+    _collector_on()
+    assert asyncio.run(scenario())
+
+
+def test_the_collector_is_turned_on_again_even_when_the_loop_of_the_storm_is_gone():
+    import gc
+
+    async def storm():
+        first = RefusalsFirst(quiet_s=10.0, max_hold_s=0.05)
+        first.refused()  # the loop ends before the storm is quiet or its hold is over
+        return gc.isenabled()
+
+    _collector_on()
+    assert asyncio.run(storm()) is False
+    _collector_on()  # within the hold, from the timer
+
+
+def test_a_collector_turned_off_elsewhere_stays_off_after_a_storm():
+    import gc
+
+    async def scenario():
+        first = RefusalsFirst(quiet_s=0.02, max_hold_s=5.0)
+        first.refused()
+        await asyncio.wait_for(first.wait_turn(), timeout=5)
+
+    _collector_on()
+    gc.disable()
+    try:
+        asyncio.run(scenario())
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
