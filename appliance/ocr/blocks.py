@@ -18,8 +18,8 @@ import statistics
 from dataclasses import dataclass
 
 from appliance.ocr.layout import TextBox, join, merge_row, group_rows, sides_of
-from appliance.ocr.problem_text import (TOP_LEVEL, is_header, is_mark, is_stray, starts_problem, strip_number,
-                                       strip_ticks)
+from appliance.ocr.problem_text import (TOP_LEVEL, is_header, is_label_after, is_mark, is_scribble, is_stray,
+                                       starts_problem, strip_number, strip_ticks)
 from appliance.ocr.result import OcrLine
 
 
@@ -81,7 +81,7 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     if not boxes:
         return []
     unit = statistics.median(b.height for b in boxes)
-    text_boxes = [b for b in boxes if not isolated_mark(b, boxes, unit, params)
+    text_boxes = [b for b in boxes if not is_scribble(b.text) and not isolated_mark(b, boxes, unit, params)
                   and not trailing_stray(b, boxes, unit, params)
                   and not other_column_at_side(b, boxes, size, unit, params)]
     regions = xy_cut(text_boxes or boxes, unit, params)
@@ -209,7 +209,7 @@ def split_region(rows: list[Row], sub_questions_start: bool, size: tuple[int, in
     blocks: list[list[Row]] = []
     kinds: list[tuple[bool, bool]] = []  # (header, numbered)
     for row in rows:
-        header = is_header(row.text)
+        header = is_header(row.text) or bool(blocks and is_label_after(blocks[-1][-1].text, row.text))
         numbered = starts_problem(row.text, sub_questions_start)
         if blocks and not header and not numbered and _bare_number(blocks[-1], sub_questions_start):
             blocks[-1].append(row)  # the number stood on a line of its own: this is its problem
@@ -237,6 +237,8 @@ def _bare_number(rows: list[Row], sub_questions_start: bool) -> bool:
 def continues(previous: Block, block: Block, unit: float, params: BlockParams) -> bool:
     """An unnumbered, non-header block right below a numbered problem, in the same column."""
     if block.header or block.numbered or previous.header or not previous.numbered:
+        return False
+    if is_label_after(previous.rows[-1].text, block.rows[0].text):
         return False
     px0, _, px1, py1 = previous.bounds
     bx0, by0, bx1, _ = block.bounds

@@ -91,6 +91,26 @@ def is_mark(text: str) -> bool:
     return 0 < len(text) <= 2 and all(ch in MARK_CHARS for ch in text)
 
 
+_LABEL = re.compile(r"^[\u4e00-\u9fff]{2,8}$")
+_SENTENCE_END = "？?。.！!）)"
+
+
+def is_label_after(previous: str, line: str) -> bool:
+    """A workbook's section label (「能力提升」, 「拓展延伸」: a few Chinese characters, no
+    punctuation, no figures) printed after a problem that has ended its last sentence:
+    it heads what follows, and is no part of that problem."""
+    return bool(_LABEL.match(line.strip())) and previous.rstrip()[-1:] in tuple(_SENTENCE_END)
+
+
+def is_scribble(text: str) -> bool:
+    """A pen or highlighter stroke read as letters: "mmmmm", "mnm mm mAn" (5 or more Latin
+    letters, four in five of them m or n; no word is spelt so)."""
+    letters = [ch for ch in text if ch.isascii() and ch.isalpha()]
+    if len(letters) < 5 or len(letters) < 0.8 * len(text.replace(" ", "")):
+        return False
+    return sum(ch in "mnMN" for ch in letters) >= 0.8 * len(letters)
+
+
 def is_stray(text: str) -> bool:
     """Short marks or figures that are not a problem's words when they stand apart after
     a line: a hand-written score ("12", "-2", "+3"), a cross, a circled number, another

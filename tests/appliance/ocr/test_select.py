@@ -236,3 +236,32 @@ def test_printed_figures_that_belong_to_the_problem_are_kept():
     table = [box("9. 根据下表求 n 与 m 的关系式。", 300, 500, 560),
              box("m", 300, 560, 20), box("1", 420, 560, 20), box("2", 540, 560, 20), box("3", 660, 560, 20)]
     assert arrange_page(table, SIZE).text == "根据下表求 n 与 m 的关系式。m 1 2 3"
+
+
+def test_a_section_label_after_a_problem_is_not_part_of_it():
+    boxes = [box("9. 一件商品原价200元，打七五折出售，现价是多少元？", 200, 560, 900), box("能力提升", 200, 610, 160),
+             box("10. 求 24 和 36 的最小公倍数。", 200, 900, 600)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "一件商品原价200元，打七五折出售，现价是多少元？"
+    apart = [box("9. 一件商品原价200元，打七五折出售，现价是多少元？", 200, 560, 900),
+             box("能力提升", 200, 660, 160)]  # a band of its own below the problem
+    assert arrange_page(apart, SIZE).text == "一件商品原价200元，打七五折出售，现价是多少元？"
+
+
+def test_a_short_line_that_goes_on_with_the_sentence_is_kept():
+    boxes = [box("9. 一辆汽车以每小时60千米的速度行驶了3小时，它一共行驶了", 200, 560, 1000),
+             box("多少千米", 200, 610, 160)]
+    assert arrange_page(boxes, SIZE).text == "一辆汽车以每小时60千米的速度行驶了3小时，它一共行驶了多少千米"
+
+
+@pytest.mark.parametrize("stroke", ["mmmmm", "mnm mm mAn", "mmmmdm"])
+def test_a_pen_stroke_read_as_letters_is_left_out(stroke):
+    boxes = [box("15. 求 24 和 36 的最小公倍数。", 200, 560, 600), box(stroke, 200, 610, 500)]  # struck under it
+    assert arrange_page(boxes, SIZE).text == "求 24 和 36 的最小公倍数。"
+
+
+@pytest.mark.parametrize("word", ["mm", "common", "Mmm, nine men", "nominal"])
+def test_words_with_m_and_n_are_not_strokes(word):
+    from appliance.ocr.problem_text import is_scribble
+
+    assert not is_scribble(word)

@@ -73,12 +73,9 @@ def test_a_line_cut_by_the_frames_side_is_still_known_as_cut_on_a_slanted_page(d
     # that box no longer reaches the frame's edge, but its problem is still the cut one,
     # and the complete one below is chosen.
     boxes = page(degrees, gap=10, top=380, bottom=820)
-    cut = boxes[1 if side == "right" else 0].quad.copy()
-    if side == "right":
-        cut[[1, 2], 0] = SIZE[0] - 1
-    else:
-        cut[[0, 3], 0] = 0
-    index = 1 if side == "right" else 0
+    index, corners, edge = (1, [1, 2], SIZE[0] - 1) if side == "right" else (0, [0, 3], 0)
+    cut = boxes[index].quad.copy()
+    cut[corners, 0] = edge
     boxes[index] = TextBox(boxes[index].text, boxes[index].confidence, cut)
     layout = arrange_page(boxes, SIZE)
     assert layout.text == "一个长方形的长是8厘米，宽是5厘米，它的面积是多少平方厘米？"
