@@ -89,7 +89,7 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     blocks: list[Block] = []
     for region in regions:
         rows = [to_row(row, size, params) for row in group_rows(region)]
-        for block in split_region(rows, not numbered_page, size, params):
+        for block in split_region(rows, not numbered_page):
             previous = blocks[-1] if blocks else None
             if previous is not None and continues(previous, block, unit, params):
                 blocks[-1] = Block(previous.rows + block.rows, False, True, previous.cut or block.cut)
@@ -204,8 +204,7 @@ def split_spans(boxes: list[TextBox], span, gap: float) -> list[list[TextBox]]:
     return groups
 
 
-def split_region(rows: list[Row], sub_questions_start: bool, size: tuple[int, int],
-                 params: BlockParams) -> list[Block]:
+def split_region(rows: list[Row], sub_questions_start: bool) -> list[Block]:
     blocks: list[list[Row]] = []
     kinds: list[tuple[bool, bool]] = []  # (header, numbered)
     for row in rows:
