@@ -148,6 +148,24 @@ def lone_replacement(question: str, entry: str) -> tuple[str, str] | None:
     return replaced[0]
 
 
+#: A question this close to an entry (token ratio) differs from it by what it replaces:
+#: one word of content swapped in an otherwise equal problem (氯酸钾 for 高锰酸钾, momentum
+#: for kinetic energy, 公倍数 for 公因数) is another problem, whatever the word.
+CLOSE_COPY_RATIO = 0.85
+
+
+def close_copy_swap(question: str, entry: str) -> tuple[str, str] | None:
+    """(the question's stretch, the entry's) when the question is the entry, token for
+    token at CLOSE_COPY_RATIO or closer, with one stretch of words replaced by others;
+    numbers and maths are left to the givens' and expressions' rules, and a misspelt word
+    is the entry's."""
+    found = lone_replacement(question, entry)
+    if found is None or any(c.isdigit() or c in "^+-×÷=/" for c in "".join(found)):
+        return None
+    ratio = difflib.SequenceMatcher(None, _question_tokens(question), _entry_tokens(entry), autojunk=False).ratio()
+    return found if ratio >= CLOSE_COPY_RATIO else None
+
+
 def _misspelling(mine: str, theirs: str) -> bool:
     """A Latin word typed with a letter or two wrong, swapped or missing ("thorugh",
     "enregy") is the entry's word, not another term."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from appliance.ask.key_term_swap import GROUPS as _GROUPS
-from appliance.ask.key_term_swap import lone_replacement
+from appliance.ask.key_term_swap import close_copy_swap, lone_replacement
 from appliance.ask.measures import other_units, swapped_roles
 from appliance.ask.problem_form import ProblemForm, named_formulas, read_problem, strip_preface, units
 from appliance.common.textnorm import chinese_numeral, fold, search_form, trigrams
@@ -112,7 +112,7 @@ def warm_entry(question: str) -> None:
     they take is taken once, when the bank is loaded, not crept into ask by ask."""
     form = problem_of(question)
     for derive in (_contrast_terms, _pieces_of, _tuples_of, _relations_of, _named_formulas_of, _ranks_of,
-                   _task_of, _words_of):
+                   _task_of, _words_of, _ordinals_of):
         derive(form)
 
 
@@ -146,6 +146,21 @@ def givens_missing(q: ProblemForm, e: ProblemForm) -> int:
     index counts as present (the student typed "以2为底" for log₂, "第10项" for a₁₀)."""
     formula_digits = {d for f in e.formulas for d in re.findall(r"\d+", f)}
     return sum(n for g, n in (q.givens - e.givens).items() if g not in e.script_values and g not in formula_digits)
+
+
+def conditions_missing(q: ProblemForm, e: ProblemForm) -> int:
+    """The entry's conditions (its givens less a note of constants such as π or g) that a
+    question stating givens of its own lacks: the same frame with a condition left out
+    (a rectangle's length without its width) is a problem the entry does not solve. A
+    question with no number is a fragment and is left to the other features; a number the
+    question writes as an exponent or index counts as present."""
+    if not q.givens:
+        return 0
+    present = q.givens.keys() | q.script_values | set(_LETTER_DIGITS.findall(unicodedata.normalize("NFKC", q.text)))
+    return sum(n for g, n in (e.conditions - q.givens).items() if g not in present)
+
+
+_LETTER_DIGITS = re.compile(r"(?<=[A-Za-z])\d+")  # S10, H2O, v100: digits a letter carries
 
 
 def scripts_missing(q: ProblemForm, e: ProblemForm) -> int:
@@ -209,6 +224,26 @@ def ranks(text: str) -> set[str]:
         number, en = match.groups()
         found.add(_rank_value(number) if number else _EN_RANK[en.lower()])
     return found
+
+
+# An ordinal of an event or a law: 第二次 (鸦片战争), 第三定律, "his second voyage". 第一 and
+# "first" are left out (鸦片战争 is the first Opium War), and the world wars are ranks'.
+_ORDINAL = re.compile(r"第\s*([二三四五六七八九十]|[2-9])\s*(?:次(?!世界大战)|定律)"
+                      r"|(?<!per )(?<!a )(?<!one )(?<!each )\b(second|third|fourth|fifth|2nd|3rd|4th|5th)\b(?!s)",
+                      re.IGNORECASE)
+
+
+def more_ordinal(q: ProblemForm, e: ProblemForm) -> bool:
+    """The question asks about the second (third, …) of something where the entry names
+    no such ordinal or another one: 第二次鸦片战争 for 鸦片战争, "second voyage" for the first."""
+    return bool(_ordinals_of(q) - _ordinals_of(e))
+
+
+def _ordinals_of(p: ProblemForm) -> frozenset[str]:
+    def read():
+        return frozenset(_rank_value(m.group(1)) if m.group(1) else _EN_RANK[m.group(2).lower()]
+                         for m in _ORDINAL.finditer(unicodedata.normalize("NFKC", p.text)))
+    return _derived(p, "ordinals", read)
 
 
 def other_symbol(q: ProblemForm, e: ProblemForm) -> bool:
@@ -313,6 +348,15 @@ def contrast_swap(q: ProblemForm, e: ProblemForm) -> bool:
     return any(_CONTRAST_GROUP[a] == _CONTRAST_GROUP[b] for a in mine - theirs for b in theirs)
 
 
+def other_quantity(q: ProblemForm, e: ProblemForm) -> bool:
+    """The question names a quantity of school science or geometry that the entry lacks,
+    and the entry one the question lacks, in the same script (a Chinese term is not
+    compared with an English one): the same givens asked for another quantity (质量 for
+    物质的量, 平均速度 for 功率), wherever the two stand in their groups."""
+    mine, theirs = _contrast_terms(q) & _QUANTITIES, _contrast_terms(e) & _QUANTITIES
+    return any(a.isascii() == b.isascii() for a in mine - theirs for b in theirs - mine)
+
+
 def _contrast_terms(p: ProblemForm) -> frozenset[str]:
     return _derived(p, "terms", lambda: _terms_of(p.form, p.text))
 
@@ -371,6 +415,9 @@ _SET_GROUPS = tuple(g for g in _GROUPS if any(t in g.split() for t in ("周长",
     "tense participle",
 )
 _CONTRAST_GROUP, _CONTRAST_RE = _build_contrast()
+# Quantities a problem asks for (时间 left out: "the time one orbit takes" is its period).
+_QUANTITIES = frozenset(t for g in _SET_GROUPS for t in g.split() if t in _CONTRAST_GROUP and any(
+    anchor in g.split() for anchor in ("周长", "物质的量", "速度", "电阻", "密度", "功率", "area", "speed"))) - {"时间"}
 # Words that name the same scope to a Chinese student.
 _SAME_SCOPE = {"中国": "我国", "全国": "我国", "全球": "世界"}
 
@@ -469,6 +516,8 @@ def vetoed(q: ProblemForm, e: ProblemForm, key_term_swap: bool) -> str | None:
     is swapped for its opposite."""
     if givens_missing(q, e):
         return "givens"
+    if conditions_missing(q, e):
+        return "condition left out"
     if other_script(q, e) or raised_unlike_entry(q, e):
         return "scripts"
     if other_formula(q, e) or other_symbol(q, e):
@@ -483,7 +532,8 @@ def vetoed(q: ProblemForm, e: ProblemForm, key_term_swap: bool) -> str | None:
         return "units"
     if more_negation(q, e):
         return "negation"
-    if key_term_swap or contrast_swap(q, e) or other_rank(q, e):
+    if key_term_swap or contrast_swap(q, e) or other_quantity(q, e) or other_rank(q, e) or more_ordinal(q, e) \
+            or close_copy_swap(q.text, e.text) is not None:
         return "key term"
     return None
 

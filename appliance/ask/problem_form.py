@@ -90,6 +90,9 @@ class ProblemForm:
     script_values: frozenset[str]
     #: Units of measurement: the givens with their units, the units named.
     measures: Measures
+    #: The givens less those of a note of constants ("（π 取 3.14）", "taking g = 10 m/s²",
+    #: "(H = 1, O = 16)"): the conditions that make the problem this one.
+    conditions: Counter = field(default_factory=Counter)
     #: Features derived from this form later (pair_features), kept as long as the form is:
     #: a bank question's for as long as its form is cached, a student's for one ask.
     derived: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
@@ -111,7 +114,20 @@ def read_problem(text: str) -> ProblemForm:
         grams=frozenset(trigrams(form)), formulas=frozenset(formulas(text)),
         genotypes=genotypes(text), script_values=frozenset(s.split("^")[1] for s in scripts),
         measures=read_measures(text),
+        conditions=numbers(_THOUSANDS.sub(_join_thousands, _SCRIPT_TOKEN.sub(
+            lambda m: m.group(1) + " ", mark_scripts(without_constants(text))))),
     )
+
+
+# A note of constants: brackets holding 取 or "=" ((π 取 3.14), (H = 1, O = 16)), or a
+# constant set in the sentence (g 取 10 N/kg, taking g = 10 m/s², ρ水 = 1.0 × 10³ kg/m³).
+_CONSTANT_NOTE = re.compile(r"[(（][^()（）]*(?:取|=|＝|:|：)[^()（）]*[)）]")
+_CONSTANT = re.compile(r"(?:\b(?:taking|take|use|using|with)\s+)?(?<![A-Za-z])(?:g|π|pi|ρ\S?)\s*(?:取|=|＝|≈|为)\s*"
+                       r"\d+(?:\.\d+)?(?:\s*[×x]\s*10\s*(?:\^\s*-?\d+|[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+))?", re.IGNORECASE)
+
+
+def without_constants(text: str) -> str:
+    return _CONSTANT.sub(" ", _CONSTANT_NOTE.sub(" ", text))
 
 
 # One or two gene pairs, each a letter in its two cases or twice in one case: Dd, dd, AaBb.

@@ -117,8 +117,12 @@ _CN_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 # so words such as 三角形, 二氧化碳 or 一元一次方程 are not read as numbers. A lone 一
 # ("一个长方形") is an article, not a quantity.
 _CN_NUMBER = re.compile(
-    r"(?<![\d.〇零一二两三四五六七八九十百千万])([〇零一二两三四五六七八九十百千万]+)(?=折|倍|只|本|件|辆|名|岁|天|小时|分钟|秒|厘米|千米|米|公里|千克|克|吨|升|点)"
+    r"(?<![\d.〇零一二两三四五六七八九十百千万])([〇零一二两三四五六七八九十百千万]+)(?=折|倍|只|本|件|辆|名|岁|天|个?小时|个月|分钟|秒|厘米|千米|米|公里|千克|克|吨|升|点|项|欧|伏|安|瓦)"
 )
+# A Chinese fraction: 四分之三 is 3/4 (百分之二十 is 20 %: the 百 is no given).
+_CN_FRACTION = re.compile(r"([〇零一二两三四五六七八九十百千万]+)分之([〇零一二两三四五六七八九十百千万]+)")
+# Digits with a Chinese multiplier: 10万 is 100000, 5千 is 5000 (but 5千克, 5千米 are units).
+_TIMES_CN = re.compile(r"(\d+(?:\.\d+)?)\s*(万|千)(?![克米瓦帕焦卡])")
 
 
 def chinese_numeral(text: str) -> int:
@@ -143,6 +147,12 @@ def numbers(text: str) -> Counter[str]:
     """
     folded = unicodedata.normalize("NFKC", _SCRIPT_DIGITS.sub(r" \1 ", text))
     found: Counter[str] = Counter()
+    folded = _TIMES_CN.sub(_times_cn, folded)
+    for whole, part in _CN_FRACTION.findall(folded):
+        found[str(chinese_numeral(part))] += 1
+        if whole != "百":
+            found[str(chinese_numeral(whole))] += 1
+    folded = _CN_FRACTION.sub(" ", folded)
     for numeral in _CN_NUMBER.findall(folded):
         if numeral != "一" and numeral not in ("百", "千", "万"):  # 千克, 千米 are units
             found[str(chinese_numeral(numeral))] += 1
@@ -151,6 +161,11 @@ def numbers(text: str) -> Counter[str]:
             token = token.rstrip("0").rstrip(".")
         found[token.lstrip("0") or "0"] += 1
     return found
+
+
+def _times_cn(match: re.Match) -> str:
+    value = float(match.group(1)) * _CN_UNITS[match.group(2)]
+    return f" {value:g} " if value < 1e15 else match.group(0)
 
 
 def trigrams(text_in_search_form: str) -> set[str]:

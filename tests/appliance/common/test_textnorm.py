@@ -56,3 +56,17 @@ def test_odd_but_valid_text_passes_the_gate(raw):
     from appliance.common.textnorm import clean_question
 
     assert clean_question(raw, 2000).text
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("汽车两个小时开了120公里", {"2": 1, "120": 1}),
+    ("前十项的和", {"10": 1}),
+    ("四分之三加六分之一", {"3": 1, "4": 1, "1": 1, "6": 1}),
+    ("百分之二十", {"20": 1}),
+    ("1比10万的地图", {"1": 1, "100000": 1}),
+    ("1.5万元", {"15000": 1}),
+    ("5千克和3千米", {"5": 1, "3": 1}),
+    ("一个长方形", {}),
+])
+def test_numbers_read_chinese_counts_fractions_and_multipliers(text, expected):
+    assert dict(numbers(text)) == expected
