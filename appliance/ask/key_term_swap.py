@@ -136,16 +136,26 @@ def lone_replacement(question: str, entry: str) -> tuple[str, str] | None:
     """When the question reads as a near copy of the entry (token ratio ≥ NEAR_COPY_RATIO)
     with exactly one content-bearing stretch replaced, (the question's stretch, the
     entry's), content tokens only; else None. A rewording replaces several stretches."""
+    found = _replacement(question, entry)
+    return found[0] if found else None
+
+
+@functools.lru_cache(maxsize=2048)  # a question against its candidates: asked again within an ask
+def _replacement(question: str, entry: str) -> tuple[tuple[str, str], float] | None:
+    """:func:`lone_replacement`'s stretches with the token ratio of the two texts."""
     q_tokens, e_tokens = _question_tokens(question), _entry_tokens(entry)
     matcher = difflib.SequenceMatcher(None, q_tokens, e_tokens, autojunk=False)
     # quick_ratio bounds ratio from above and costs a fraction of it: most candidates stop here.
-    if matcher.quick_ratio() < NEAR_COPY_RATIO or matcher.ratio() < NEAR_COPY_RATIO:
+    if matcher.quick_ratio() < NEAR_COPY_RATIO:
+        return None
+    ratio = matcher.ratio()
+    if ratio < NEAR_COPY_RATIO:
         return None
     replaced = [(_content(q_tokens[i1:i2]), _content(e_tokens[j1:j2])) for op, i1, i2, j1, j2 in matcher.get_opcodes()
                 if op == "replace" and (_content(q_tokens[i1:i2]) or _content(e_tokens[j1:j2]))]
     if len(replaced) != 1 or not all(replaced[0]) or _misspelling(*replaced[0]):
         return None
-    return replaced[0]
+    return replaced[0], ratio
 
 
 #: A question this close to an entry (token ratio) differs from it by what it replaces:
@@ -159,11 +169,10 @@ def close_copy_swap(question: str, entry: str) -> tuple[str, str] | None:
     token at CLOSE_COPY_RATIO or closer, with one stretch of words replaced by others;
     numbers and maths are left to the givens' and expressions' rules, and a misspelt word
     is the entry's."""
-    found = lone_replacement(question, entry)
-    if found is None or any(c.isdigit() or c in "^+-×÷=/" for c in "".join(found)):
+    found = _replacement(question, entry)
+    if found is None or found[1] < CLOSE_COPY_RATIO or any(c.isdigit() or c in "^+-×÷=/" for c in "".join(found[0])):
         return None
-    ratio = difflib.SequenceMatcher(None, _question_tokens(question), _entry_tokens(entry), autojunk=False).ratio()
-    return found if ratio >= CLOSE_COPY_RATIO else None
+    return found[0]
 
 
 def _misspelling(mine: str, theirs: str) -> bool:

@@ -157,7 +157,7 @@ def conditions_missing(q: ProblemForm, e: ProblemForm) -> int:
     if not q.givens:
         return 0
     present = q.givens.keys() | q.script_values | set(_LETTER_DIGITS.findall(unicodedata.normalize("NFKC", q.text)))
-    return sum(n for g, n in (e.conditions - q.givens).items() if g not in present)
+    return sum(n for g, n in e.conditions.items() if g not in present)
 
 
 _LETTER_DIGITS = re.compile(r"(?<=[A-Za-z])\d+")  # S10, H2O, v100: digits a letter carries
@@ -594,18 +594,13 @@ def lone_swap(q: ProblemForm, e: ProblemForm, vocab: BankVocabulary) -> float:
     """A near copy of the entry with one stretch replaced, weighed by how rare the rarer
     piece of each side is (the smaller of the two): 器官 for 消化腺 in an otherwise equal
     question is one named thing for another; a common word for a common word is wording."""
-    found = _lone_pair(q.text, e.text)
+    found = lone_replacement(q.text, e.text)
     if found is None:
         return 0.0
     mine, theirs = (_pieces(search_form(side)) for side in found)
     if not mine or not theirs:
         return 0.0
     return min(max(vocab.piece_rarity(p) for p in mine), max(vocab.piece_rarity(p) for p in theirs))
-
-
-@functools.lru_cache(maxsize=2048)  # a question against its candidates: reused within an ask
-def _lone_pair(question: str, entry: str) -> tuple[str, str] | None:
-    return lone_replacement(question, entry)
 
 
 def _stem_in(piece: str, other: frozenset[str]) -> bool:

@@ -102,21 +102,26 @@ def read_problem(text: str) -> ProblemForm:
     text = text[:MAX_CHARS]
     marked = mark_scripts(text)
     scripts = Counter(m.group(1) + "^" + m.group(2) for m in _SCRIPT_TOKEN.finditer(marked))
-    plain = _SCRIPT_TOKEN.sub(lambda m: m.group(1) + " ", marked)
+    givens = _plain_numbers(marked)
+    stripped = without_constants(text)
     canonical = canonical_maths(text)
     expressions = tuple(dict.fromkeys(e for e in _expressions(canonical) if e))
     form = search_form(text)
     return ProblemForm(
-        text=text, form=form, givens=numbers(_THOUSANDS.sub(_join_thousands, plain)),
+        text=text, form=form, givens=givens,
         scripts=scripts, expressions=expressions, maths=re.sub(r"\s+", "", canonical),
         spans=tuple(dict.fromkeys(s for s in (search_form(s) for s in _spans(text)) if s)),
         negations=len(_NEGATIONS.findall(_NOT_NEGATIONS.sub("", _A_NOT_A.sub("", fold(text))))), bigrams=frozenset(units(form)),
         grams=frozenset(trigrams(form)), formulas=frozenset(formulas(text)),
         genotypes=genotypes(text), script_values=frozenset(s.split("^")[1] for s in scripts),
         measures=read_measures(text),
-        conditions=numbers(_THOUSANDS.sub(_join_thousands, _SCRIPT_TOKEN.sub(
-            lambda m: m.group(1) + " ", mark_scripts(without_constants(text))))),
+        conditions=givens if stripped == text else _plain_numbers(mark_scripts(stripped)),
     )
+
+
+def _plain_numbers(marked: str) -> Counter:
+    """The givens of a text marked by :func:`mark_scripts`: its numbers less its scripts."""
+    return numbers(_THOUSANDS.sub(_join_thousands, _SCRIPT_TOKEN.sub(lambda m: m.group(1) + " ", marked)))
 
 
 # A note of constants: brackets holding 取 or "=" ((π 取 3.14), (H = 1, O = 16)), or a
