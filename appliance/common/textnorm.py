@@ -113,14 +113,16 @@ def search_form(text: str) -> str:
 
 _CN_DIGITS = {"〇": 0, "零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CN_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
-# A Chinese numeral counts as a number only before a unit or measure word ("两小时", "打九折"),
+# A Chinese numeral (16 characters at most: a longer run is no number a problem gives)
+# counts as a number only before a unit or measure word ("两小时", "打九折"),
 # so words such as 三角形, 二氧化碳 or 一元一次方程 are not read as numbers. A lone 一
 # ("一个长方形") is an article, not a quantity.
 _CN_NUMBER = re.compile(
-    r"(?<![\d.〇零一二两三四五六七八九十百千万])([〇零一二两三四五六七八九十百千万]+)(?=折|倍|只|本|件|辆|名|岁|天|个?小时|个月|分钟|秒|厘米|千米|米|公里|千克|克|吨|升|点|项|欧|伏|安|瓦)"
+    r"(?<![\d.〇零一二两三四五六七八九十百千万])([〇零一二两三四五六七八九十百千万]{1,16})(?=折|倍|只|本|件|辆|名|岁|天|个?小时|个月|分钟|秒|厘米|千米|米|公里|千克|克|吨|升|点|项|欧|伏|安|瓦)"
 )
 # A Chinese fraction: 四分之三 is 3/4 (百分之二十 is 20 %: the 百 is no given).
-_CN_FRACTION = re.compile(r"([〇零一二两三四五六七八九十百千万]+)分之([〇零一二两三四五六七八九十百千万]+)")
+_CN_FRACTION = re.compile(r"(?<![〇零一二两三四五六七八九十百千万])([〇零一二两三四五六七八九十百千万]{1,16})分之"
+                          r"([〇零一二两三四五六七八九十百千万]{1,16})(?![〇零一二两三四五六七八九十百千万])")
 # Digits with a Chinese multiplier: 10万 is 100000, 5千 is 5000 (but 5千克, 5千米 are units).
 _TIMES_CN = re.compile(r"(\d+(?:\.\d+)?)\s*(万|千)(?![克米瓦帕焦卡])")
 

@@ -70,3 +70,8 @@ def test_odd_but_valid_text_passes_the_gate(raw):
 ])
 def test_numbers_read_chinese_counts_fractions_and_multipliers(text, expected):
     assert dict(numbers(text)) == expected
+
+
+@pytest.mark.parametrize("text", ["三" * 5000 + "分之一", "一分之" + "三" * 5000, "三" * 5000 + "小时", "9" * 5000 + "万"])
+def test_a_numeral_thousands_of_characters_long_is_read_without_error(text):
+    numbers(text)  # a student's hostile or garbled text: no exception, whatever it reads
