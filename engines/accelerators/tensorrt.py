@@ -36,31 +36,30 @@ class TensorRtAccelerator:
         return ""
 
     def unavailable(self, gpu: GpuInfo | None) -> str:
-        missing = self._not_installed()
-        if missing:
-            return missing
+        """Why this flavour serves nothing here; without a GPU that is the reason, installed
+        or not (a CPU-only box is told nothing about installing what it could not run)."""
         if gpu is None:
             return "no NVIDIA GPU here to run its engines"
-        return self._runs_on(gpu)
+        return self._not_installed() or self._runs_on(gpu)
 
     def version(self) -> str:
         return self.flavour.version()
 
     def build_target(self, gpu: GpuInfo | None, aot_compute_capability: str) -> BuildTarget:
+        if gpu is None and not self.flavour.builds_without_gpu:
+            raise CannotBuild("needs an NVIDIA GPU to build engines and there is none here")
+        if gpu is None and not aot_compute_capability:
+            raise CannotBuild("no NVIDIA GPU here to run its engines (engines.aot_compute_capability "
+                              "builds them ahead of time for another box)")
         missing = self._not_installed()
         if missing:
             raise CannotBuild(missing)
-        if gpu is not None:
-            unsupported = self._runs_on(gpu)
-            if unsupported:
-                raise CannotBuild(unsupported)
-            return BuildTarget(gpu.name, gpu.compute_capability, gpu.driver_version, gpu.cuda_version)
-        if not self.flavour.builds_without_gpu:
-            raise CannotBuild("needs an NVIDIA GPU to build engines and there is none here")
-        if not aot_compute_capability:
-            raise CannotBuild("no NVIDIA GPU here to run its engines (engines.aot_compute_capability "
-                              "builds them ahead of time for another box)")
-        return BuildTarget("", aot_compute_capability)
+        if gpu is None:
+            return BuildTarget("", aot_compute_capability)
+        unsupported = self._runs_on(gpu)
+        if unsupported:
+            raise CannotBuild(unsupported)
+        return BuildTarget(gpu.name, gpu.compute_capability, gpu.driver_version, gpu.cuda_version)
 
     def build(self, job: EngineBuild, progress: BuildProgress | None = None) -> BuiltEngine:
         from engines.trt.builder import BuildRequest, build_engine
