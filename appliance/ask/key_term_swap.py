@@ -64,14 +64,34 @@ GROUPS = (
 # Terms that mean the same thing in school problems. Both questions are compared with
 # every term replaced by the first of its group, so a swap between two of them is no
 # difference at all.
+# Units are the same written in either script (a number before a Latin unit is no word
+# boundary: "5cm"); a compound is the same by its common name; 七大洲 and 四大洋 are the
+# world's; "how big" asks what "how much" does.
 _SYNONYMS = (
     "slope gradient",
     "因数 约数",
+    "下一句 后一句 后面一句",
+    "上一句 前一句 前面一句",
+    "多少 多大",
+    "世界 七大洲 五大洲 四大洋",
+    "ω 欧姆 欧",
+    "cm 厘米",
+    "mm 毫米",
+    "km 千米 公里",
+    "kg 千克 公斤",
+    "氢氧化钠 烧碱 火碱 苛性钠",
+    "氢氧化钙 熟石灰 消石灰",
+    "氧化钙 生石灰",
+    "碳酸氢钠 小苏打",
+    "碳酸钠 纯碱 苏打",
+    "过氧化氢溶液 双氧水",
 )
 _CANONICAL = {term: group.split()[0] for group in _SYNONYMS for term in group.split()[1:]}
-# Latin terms as whole words only; CJK has no word boundaries.
+# Latin terms as whole words only (digits may touch them); CJK has no word boundaries, but
+# 欧 of 欧洲 is no unit.
 _SYNONYM = re.compile("|".join(
-    rf"\b{re.escape(term)}\b" if term.isascii() else re.escape(term)
+    rf"(?<![a-z]){re.escape(term)}(?![a-z])" if term.isascii() else
+    re.escape(term) + ("(?![洲美亚])" if term == "欧" else "")
     for term in sorted(_CANONICAL, key=len, reverse=True)
 ))
 
@@ -143,7 +163,15 @@ def lone_replacement(question: str, entry: str) -> tuple[str, str] | None:
 @functools.lru_cache(maxsize=2048)  # a question against its candidates: asked again within an ask
 def _replacement(question: str, entry: str) -> tuple[tuple[str, str], float] | None:
     """:func:`lone_replacement`'s stretches with the token ratio of the two texts."""
-    q_tokens, e_tokens = _question_tokens(question), _entry_tokens(entry)
+    return _lone_stretch(_question_tokens(question), _entry_tokens(entry))
+
+
+@functools.lru_cache(maxsize=4096)  # pairs of bank questions: a few per ask, the same ones again
+def _entries_replacement(entry: str, other: str) -> tuple[tuple[str, str], float] | None:
+    return _lone_stretch(_entry_tokens(entry), _entry_tokens(other))
+
+
+def _lone_stretch(q_tokens: tuple[str, ...], e_tokens: tuple[str, ...]) -> tuple[tuple[str, str], float] | None:
     matcher = difflib.SequenceMatcher(None, q_tokens, e_tokens, autojunk=False)
     # quick_ratio bounds ratio from above and costs a fraction of it: most candidates stop here.
     if matcher.quick_ratio() < NEAR_COPY_RATIO:
@@ -156,6 +184,24 @@ def _replacement(question: str, entry: str) -> tuple[tuple[str, str], float] | N
     if len(replaced) != 1 or not all(replaced[0]) or _misspelling(*replaced[0]):
         return None
     return replaced[0], ratio
+
+
+def third_variant(question: str, vetoed: str, entry: str) -> tuple[str, str] | None:
+    """(the question's stretch, the entry's) when the bank holds two variants of one frame
+    and the question is a third: ``vetoed`` (decided to be another problem) and ``entry``
+    differ in one stretch, and the question is ``vetoed`` with its own words in that same
+    stretch, and ``entry`` with one stretch replaced. 「用氯酸钾制取氧气」 is neither the
+    高锰酸钾 entry nor the 过氧化氢溶液 one; the next closest variant of a vetoed frame is no
+    more the student's problem than the closest. None otherwise (a misspelt or shortened
+    word of ``entry`` is ``entry``'s)."""
+    siblings = _entries_replacement(entry, vetoed)
+    asked = _replacement(question, vetoed)
+    if siblings is None or asked is None or not set(siblings[0][1]) & set(asked[0][1]):
+        return None
+    mine, theirs = asked[0][0], siblings[0][0]
+    if mine in theirs or theirs in mine or _replacement(question, entry) is None:
+        return None
+    return mine, theirs
 
 
 #: A question this close to an entry (token ratio) differs from it by what it replaces:

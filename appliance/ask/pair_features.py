@@ -374,6 +374,7 @@ def _terms_of(form: str, text: str) -> frozenset[str]:
     CJK terms in its search form, Latin ones as whole words of its folded text."""
     for word, same in _SAME_SCOPE.items():
         form = form.replace(word, same)
+    form, text = form.translate(_SET_OPERATIONS), text.translate(_SET_OPERATIONS_LATIN)
     cjk = {m.group(0) for m in _CONTRAST_RE.finditer(form) if not m.group(0).isascii()}
     return frozenset(cjk | {m.group(0) for m in _CONTRAST_RE.finditer(fold(text)) if m.group(0).isascii()})
 
@@ -399,7 +400,10 @@ def _build_contrast() -> tuple[dict[str, int], re.Pattern]:
 # positional key-term check: students swap them for synonyms.
 _SET_GROUPS = tuple(g for g in _GROUPS if any(t in g.split() for t in ("周长", "沸点", "最大", "秦朝", "过去式", "串联", "past", "area", "north"))) + (
     "作者 出自 比喻 下一句 上一句",
-    "化学式 化学方程式 相对分子质量 物质的量",
+    "化学式 化学方程式 相对分子质量 物质的量 相对原子质量 原子序数 质子数 中子数 化合价",
+    "周长 棱长总和 棱长和",
+    "交集 并集 补集",
+    "intersection union complement",
     "自转 公转",
     "世界 我国",
     "光合作用 呼吸作用 蒸腾作用",
@@ -418,8 +422,11 @@ _CONTRAST_GROUP, _CONTRAST_RE = _build_contrast()
 # Quantities a problem asks for (时间 left out: "the time one orbit takes" is its period).
 _QUANTITIES = frozenset(t for g in _SET_GROUPS for t in g.split() if t in _CONTRAST_GROUP and any(
     anchor in g.split() for anchor in ("周长", "物质的量", "速度", "电阻", "密度", "功率", "area", "speed"))) - {"时间"}
+# A set operation written as its symbol is the operation named (A ∩ B asks for 交集).
+_SET_OPERATIONS = str.maketrans({"∩": "交集", "∪": "并集"})
+_SET_OPERATIONS_LATIN = str.maketrans({"∩": " intersection ", "∪": " union "})
 # Words that name the same scope to a Chinese student.
-_SAME_SCOPE = {"中国": "我国", "全国": "我国", "全球": "世界"}
+_SAME_SCOPE = {"中国": "我国", "全国": "我国", "全球": "世界", "七大洲": "世界", "五大洲": "世界", "四大洋": "世界"}
 
 
 def other_expression(q: ProblemForm, e: ProblemForm) -> bool:

@@ -28,6 +28,7 @@ import numpy as np
 
 from appliance.ask.pair_features import FEATURES, BankVocabulary, pair_features, problem_of, question_problem, vetoed
 from appliance.ask.policy import Decision
+from appliance.ask.key_term_swap import third_variant
 from appliance.ask.search import Candidate
 from appliance.common.textnorm import search_form, trigrams
 
@@ -201,6 +202,7 @@ class Verifier:
                 rows.append(pair_features(q, a, context.vocabulary, dense, 0.0, False))
                 veto.append(vetoed(q, a, False))
             found.append((candidate, entry, np.vstack(rows), veto))
+        _veto_third_variants(q.text, found)
         return found
 
     def score(self, question: str, query_vector: np.ndarray, ranked: list[tuple[Candidate, dict]],
@@ -225,6 +227,16 @@ class Verifier:
         similar = [(s.candidate, s.entry) for s in allowed[1 : 1 + self.similar]]
         return Decision((best.candidate, best.entry), confidence, False, similar, raw=best.raw,
                         top_id=best.entry["id"])
+
+
+def _veto_third_variants(question: str, found: list) -> None:
+    """A candidate is another problem when the question is a third variant of the frame it
+    shares with a vetoed candidate (:func:`~appliance.ask.key_term_swap.third_variant`):
+    its question's comparison is vetoed in place."""
+    vetoed = [entry["question"] for _, entry, _, veto in found if veto[0] is not None]
+    for _, entry, _, veto in found:
+        if veto[0] is None and any(third_variant(question, other, entry["question"]) for other in vetoed):
+            veto[0] = "third variant"
 
 
 def _best_raw(raws: np.ndarray, veto: list[str | None]) -> float:

@@ -126,6 +126,15 @@ _CN_FRACTION = re.compile(r"(?<![〇零一二两三四五六七八九十百千�
 # Digits with a Chinese multiplier: 10万 is 100000, 5千 is 5000 (but 5千克, 5千米 are units).
 _TIMES_CN = re.compile(r"(\d+(?:\.\d+)?)\s*(万|千)(?![克米瓦帕焦卡])")
 
+# An English number word before a word ("two balls", "three sides") is a given like the
+# digit in a problem that gives numbers ("3 red balls ... two are drawn"); in a question
+# without digits it describes ("comparing two things"). "one" is left out like 一 ("one of
+# the", "which one").
+_EN_NUMBERS = {w: n for n, w in enumerate(
+    "two three four five six seven eight nine ten eleven twelve".split(), start=2)} | {
+    w: 10 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)}
+_EN_NUMBER = re.compile(rf"\b({'|'.join(_EN_NUMBERS)})(?=\s+[a-z])", re.IGNORECASE)
+
 
 def chinese_numeral(text: str) -> int:
     """The value of a Chinese numeral: 十一 → 11, 两 → 2, 二〇二六 → 2026."""
@@ -155,6 +164,8 @@ def numbers(text: str) -> Counter[str]:
         if whole != "百":
             found[str(chinese_numeral(whole))] += 1
     folded = _CN_FRACTION.sub(" ", folded)
+    for word in _EN_NUMBER.findall(folded) if _NUMBER.search(folded) else ():
+        found[str(_EN_NUMBERS[word.lower()])] += 1
     for numeral in _CN_NUMBER.findall(folded):
         if numeral != "一" and numeral not in ("百", "千", "万"):  # 千克, 千米 are units
             found[str(chinese_numeral(numeral))] += 1

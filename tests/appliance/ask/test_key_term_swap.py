@@ -1,4 +1,4 @@
-from appliance.ask.key_term_swap import conflicting_detail, tokens
+from appliance.ask.key_term_swap import conflicting_detail, third_variant, tokens
 
 # What the bank knows, in search form (lower case, no spaces or punctuation), as
 # HybridSearch passes it.
@@ -88,3 +88,54 @@ def test_framing_words_are_filler():
 
 def test_questions_that_are_not_near_copies_are_never_compared():
     assert conflicting_detail("《石壕吏》讲了一个什么故事？", "《出师表》的作者是谁？", BANK) is None
+
+
+# A third variant of a frame the bank holds twice.
+
+SULPHUR = "写出硫在氧气中燃烧的化学方程式。"
+PHOSPHORUS = "写出红磷在氧气中燃烧的化学方程式。"
+
+
+def test_a_third_variant_of_a_frame_is_neither_entry():
+    assert third_variant("写出铁丝在氧气中燃烧的化学方程式", SULPHUR, PHOSPHORUS) == ("铁丝", "红磷")
+    assert third_variant('What is the plural of "tooth"?', 'What is the plural of "mouse"?',
+                         'What is the plural of "goose"?') == ("tooth", "goose")
+
+
+def test_the_other_entrys_own_problem_is_no_third_variant():
+    assert third_variant("写出红磷在氧气里燃烧的化学方程式", SULPHUR, PHOSPHORUS) is None  # 里 for 中: filler
+    assert third_variant('What is the plural of "gooes"?', 'What is the plural of "mouse"?',
+                         'What is the plural of "goose"?') is None  # goose misspelt
+
+
+def test_a_change_elsewhere_in_the_frame_is_no_third_variant():
+    # The question changes 燃烧 of the sulphur entry, not the slot where the entries differ.
+    assert third_variant("写出硫在氧气中加热的化学方程式", SULPHUR, PHOSPHORUS) is None
+    # Entries that differ in more than one stretch are no pair of variants.
+    assert third_variant("写出铁丝在氧气中燃烧的化学方程式", SULPHUR, "写出红磷在空气中燃烧的现象。") is None
+
+
+# Words that mean the same thing: units in either script, common names of compounds,
+# the world's continents, the line after.
+
+def test_units_in_either_script_are_one_word():
+    assert conflicting_detail("两个20欧的电阻并联，总电阻多大", "两个阻值都是 20 Ω 的电阻并联，总电阻是多少？", BANK) is None
+    assert conflicting_detail("比例尺1:50000，图上3cm表示实际多少千米", "一幅地图的比例尺是 1:50000，图上距离为 3 厘米，"
+                              "实际距离是多少千米？", BANK) is None
+
+
+def test_a_compound_by_its_common_name_is_the_compound():
+    assert conflicting_detail("熟石灰的化学式是什么", "氢氧化钙的化学式是什么？", BANK) is None
+    assert conflicting_detail("小苏打的化学式是什么", "碳酸氢钠的化学式是什么？", BANK) is None
+
+
+def test_the_continents_are_the_world_and_the_line_after_is_the_next_line():
+    assert conflicting_detail("七大洲里面积最小的是哪个洲", "世界上面积最小的大洲是哪个？", BANK) is None
+    assert conflicting_detail("“海内存知己”的后一句", "“海内存知己”的下一句是什么？", BANK) is None
+
+
+def test_a_continent_named_with_the_ohm_character_is_no_unit():
+    from appliance.ask.key_term_swap import _compared_tokens
+
+    assert _compared_tokens("欧洲") == ("欧", "洲")
+    assert _compared_tokens("10欧") == ("10", "ω")

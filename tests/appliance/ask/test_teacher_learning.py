@@ -10,10 +10,11 @@ from appliance.ask.service import AskService
 from appliance.asklog.review import ReviewError, ReviewService
 
 # A paraphrase the verifier does not answer on its own ("5-sided shape" is a given that
-# the pentagon entry does not hold), and a near miss it answers with the wrong entry.
+# the pentagon entry does not hold), and a near miss it answers with the wrong entry
+# (Mercury's year, answered with the Earth's orbit: another subject the rules do not see).
 PARAPHRASE = "How many degrees do all the inside angles of a 5-sided shape add up to?"
 PENTAGON = "demo-math-046"
-NEAR_MISS = "写出实验室用氯酸钾制取氧气的化学方程式。"
+NEAR_MISS = "水星绕太阳公转一周大约要多少天？"
 
 
 def _open(config):

@@ -52,6 +52,8 @@ def veto(question: str, entry: str) -> str | None:
     ("NaCl的相对分子质量", "NaCl 的相对分子质量是多少？"),  # the same equation, sides and terms in another order
     ("x平方减5x加6等于0", "解方程：x² - 5x + 6 = 0"),  # a piece of it read: decides nothing
     ("taking g=10m/s^2, how far does it fall in 2s", "Taking g = 10 m/s², how far does it fall in 2 s?"),
+    ("M={0,1} N={1,5} 的交集", "已知集合 M = {0, 1}，N = {1, 5}，求 M ∩ N。"),
+    ("镁的原子序数和核外电子数", "镁元素的原子序数是多少？镁原子核外有几个电子？"),
 ])
 def test_retyped_problems_are_the_same(typed, stored):
     assert veto(typed, stored) is None
@@ -111,6 +113,12 @@ def test_retyped_problems_are_the_same(typed, stored):
      "An object with a mass of 2 kg moves at 3 m/s. What is its kinetic energy?", "key term"),
     ("求24和36的最小公因数", "求 24 和 36 的最小公倍数。", "key term"),
     ("标准状况下11.2L氧气的质量是多少克", "标准状况下，11.2 L 氧气的物质的量是多少？", "key term"),
+    # another property of the same element, another measure of the same solid
+    ("镁原子的质子数是多少", "镁元素的相对原子质量是多少？", "key term"),
+    ("棱长5分米的正方体，棱长总和是多少分米", "一个正方体的棱长是 5 分米，它的体积是多少立方分米？", "key term"),
+    # a set operation named in words against its symbol
+    ("M={0,1} N={1,5} 求并集", "已知集合 M = {0, 1}，N = {1, 5}，求 M ∩ N。", "key term"),
+    ("the intersection of M={0,1} and N={1,5}", "Given M = {0, 1} and N = {1, 5}, find M ∪ N.", "key term"),
 ])
 def test_one_changed_detail_is_another_problem(question, entry, why):
     assert veto(question, entry) == why

@@ -72,6 +72,17 @@ def test_numbers_read_chinese_counts_fractions_and_multipliers(text, expected):
     assert dict(numbers(text)) == expected
 
 
-@pytest.mark.parametrize("text", ["三" * 5000 + "分之一", "一分之" + "三" * 5000, "三" * 5000 + "小时", "9" * 5000 + "万"])
+@pytest.mark.parametrize("text, expected", [
+    ("A box holds 4 pens. Three pens are taken out.", {"4": 1, "3": 1}),
+    ("6 girls and twenty boys", {"6": 1, "20": 1}),
+    ("How do you say good when comparing two things?", {}),  # no numbers given: a description
+    ("Which one of 3 cards is red?", {"3": 1}),  # "one" is no given
+    ("a 5 cm side, two", {"5": 1}),  # a number word before no word
+])
+def test_numbers_read_english_number_words_in_a_problem_that_gives_numbers(text, expected):
+    assert dict(numbers(text)) == expected
+
+
+@pytest.mark.parametrize("text", ["three " * 20000 + "9", "三" * 5000 + "分之一", "一分之" + "三" * 5000, "三" * 5000 + "小时", "9" * 5000 + "万"])
 def test_a_numeral_thousands_of_characters_long_is_read_without_error(text):
     numbers(text)  # a student's hostile or garbled text: no exception, whatever it reads
