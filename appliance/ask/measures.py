@@ -32,10 +32,13 @@ _TABLE = {
     "摄氏度": ("temperature", ("摄氏度", "℃", "°c")), "华氏度": ("temperature", ("华氏度", "℉", "°f")),
     "牛": ("force", ("牛顿", "牛", "n")), "帕": ("pressure", ("帕斯卡", "帕", "pa")),
     "焦": ("energy", ("焦耳", "焦", "j")), "瓦": ("power", ("瓦特", "瓦", "w")),
+    "毫安": ("current", ("毫安", "ma")), "毫伏": ("voltage", ("毫伏", "mv")), "千瓦": ("power", ("千瓦", "kw")),
+    "千瓦时": ("energy", ("千瓦时", "kwh", "kw·h")), "千焦": ("energy", ("千焦", "kj")), "千帕": ("pressure", ("千帕", "kpa")),
+    "千欧": ("resistance", ("千欧", "kω")),
     "伏": ("voltage", ("伏特", "伏", "v")), "安": ("current", ("安培", "安", "a")), "欧": ("resistance", ("欧姆", "欧", "ω")),
 }
 # Spellings that are also ordinary words or letters: only after a number or a slash.
-_BOUND = {"时", "天", "升", "克", "牛", "帕", "焦", "瓦", "伏", "安", "欧", "n", "pa", "j", "w", "v", "a", "ω", "m", "mm", "cm", "dm", "km", "l", "ml", "mg", "g", "kg", "t", "s", "min", "h", "d",
+_BOUND = {"ma", "mv", "kw", "kwh", "kw·h", "kj", "kpa", "kω", "时", "天", "升", "克", "牛", "帕", "焦", "瓦", "伏", "安", "欧", "n", "pa", "j", "w", "v", "a", "ω", "m", "mm", "cm", "dm", "km", "l", "ml", "mg", "g", "kg", "t", "s", "min", "h", "d",
           "mm²", "mm^2", "cm²", "cm^2", "dm²", "dm^2", "m²", "m^2", "km²", "km^2", "cm³", "cm^3", "dm³", "dm^3", "m³", "m^3"}
 # Chinese words holding a unit's character that are no unit (玉米, 克服, 升高).
 _NOT_UNITS = re.compile(r"玉米|米饭|大米|克服|克隆|巧克力|升高|上升|升华|升旗|升级|天气|天空|天然|今天|明天|昨天|天文|天体")

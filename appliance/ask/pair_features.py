@@ -405,7 +405,10 @@ _SET_GROUPS = tuple(g for g in _GROUPS if any(t in g.split() for t in ("周长",
     "交集 并集 补集",
     "intersection union complement",
     "自转 公转",
-    "世界 我国",
+    "世界 我国 亚洲 非洲 欧洲 北美洲 南美洲 大洋洲 南极洲",
+    "world china asia africa europe america australia antarctica",
+    "爆发 结束",
+    "周长 斜边 斜边上的高",
     "光合作用 呼吸作用 蒸腾作用",
     "体循环 肺循环",
     "速度 加速度 路程 位移 时间",
@@ -426,7 +429,8 @@ _QUANTITIES = frozenset(t for g in _SET_GROUPS for t in g.split() if t in _CONTR
 _SET_OPERATIONS = str.maketrans({"∩": "交集", "∪": "并集"})
 _SET_OPERATIONS_LATIN = str.maketrans({"∩": " intersection ", "∪": " union "})
 # Words that name the same scope to a Chinese student.
-_SAME_SCOPE = {"中国": "我国", "全国": "我国", "全球": "世界", "七大洲": "世界", "五大洲": "世界", "四大洋": "世界"}
+_SAME_SCOPE = {"中国": "我国", "全国": "我国", "全球": "世界", "七大洲": "世界", "五大洲": "世界", "四大洋": "世界",
+               "开始": "爆发"}
 
 
 def other_expression(q: ProblemForm, e: ProblemForm) -> bool:
@@ -443,7 +447,29 @@ def other_expression(q: ProblemForm, e: ProblemForm) -> bool:
         mine = sorted(_OPERAND.findall(expr))
         if any(sorted(_OPERAND.findall(theirs)) == mine for theirs in e.expressions):
             return True
-    return other_relation(q, e)
+    return other_relation(q, e) or reversed_operation(q, e)
+
+
+def reversed_operation(q: ProblemForm, e: ProblemForm) -> bool:
+    """A subtraction or division of the question is one of the entry's with its two
+    operands the other way round (√3 ÷ √48 against √48 ÷ √3): another result."""
+    for expr in q.expressions:
+        operation = _lone_operation(expr)
+        if operation is None or expr in e.maths:
+            continue
+        if any(_lone_operation(theirs) == (operation[0], operation[1][::-1]) for theirs in e.expressions):
+            return True
+    return False
+
+
+def _lone_operation(expr: str) -> tuple[str, tuple[str, ...]] | None:
+    """(operator, (left, right)) of an expression with one operator, a minus or a division
+    between two different operands; else None."""
+    operators = [c for c in expr if c in "+-×/"]
+    operands = tuple(_OPERAND.findall(expr))
+    if len(operators) != 1 or operators[0] not in "-/" or len(operands) != 2 or operands[0] == operands[1]:
+        return None
+    return operators[0], operands
 
 
 def other_relation(q: ProblemForm, e: ProblemForm) -> bool:

@@ -54,6 +54,10 @@ def veto(question: str, entry: str) -> str | None:
     ("taking g=10m/s^2, how far does it fall in 2s", "Taking g = 10 m/s², how far does it fall in 2 s?"),
     ("M={0,1} N={1,5} 的交集", "已知集合 M = {0, 1}，N = {1, 5}，求 M ∩ N。"),
     ("镁的原子序数和核外电子数", "镁元素的原子序数是多少？镁原子核外有几个电子？"),
+    ("一战哪年开始的", "第一次世界大战爆发于哪一年？"),
+    ("计算 √18÷√2", "计算：√18 ÷ √2"),
+    ("两直角边5和12 斜边多长", "一个直角三角形的两条直角边分别是 5 和 12，求斜边的长。"),
+    ("电压3V 电流0.2mA 求电阻", "一段导体两端的电压是 3 V，通过它的电流是 0.2 mA，求它的电阻。"),
 ])
 def test_retyped_problems_are_the_same(typed, stored):
     assert veto(typed, stored) is None
@@ -119,6 +123,19 @@ def test_retyped_problems_are_the_same(typed, stored):
     # a set operation named in words against its symbol
     ("M={0,1} N={1,5} 求并集", "已知集合 M = {0, 1}，N = {1, 5}，求 M ∩ N。", "key term"),
     ("the intersection of M={0,1} and N={1,5}", "Given M = {0, 1} and N = {1, 5}, find M ∪ N.", "key term"),
+    # another part of the same triangle asked for
+    ("一个直角三角形的两条直角边分别是 5 和 12，求它的面积。", "一个直角三角形的两条直角边分别是 5 和 12，求斜边的长。", "key term"),
+    ("直角边5和12，求斜边上的高", "一个直角三角形的两条直角边分别是 5 和 12，求斜边的长。", "key term"),
+    # a subtraction or division the other way round
+    ("计算 √2 ÷ √18", "计算：√18 ÷ √2", "expression"),
+    ("计算 3-10", "计算：10 - 3", "expression"),
+    # another continent
+    ("What is the highest mountain in Africa?", "What is the highest mountain in the world?", "key term"),
+    ("亚洲最长的河流是哪条", "我国最长的河流是哪一条？", "key term"),
+    # milliamperes are no amperes
+    ("一段导体两端电压3V，电流是0.2mA，求电阻", "一段导体两端的电压是 3 V，通过它的电流是 0.2 A，求它的电阻。", "units"),
+    # a war's start is its outbreak, not its end
+    ("一战哪年开始的", "第一次世界大战结束于哪一年？", "key term"),
 ])
 def test_one_changed_detail_is_another_problem(question, entry, why):
     assert veto(question, entry) == why
