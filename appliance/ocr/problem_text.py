@@ -23,8 +23,13 @@ _EXAMPLE = r"例\s*\d{1,3}\s*[.．、:：]?"
 _LATIN = r"(?:Q|Question|Problem|Exercise|Ex\.?|No\.?)\s*\d{1,3}\s*[.:：)]?"
 # After a Latin label: a space, the end, punctuation, or Chinese text run on ("Q24一个…").
 _AFTER_LATIN = r"(?=\s|$|[^\w]|[\u3400-\u9fff])"
-NUMBER = re.compile(rf"^\s*(?:{_DOTTED}|{_BRACKETED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN})")
-TOP_LEVEL = re.compile(rf"^\s*(?:{_DOTTED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN})")
+# A number whose dot the recogniser lost, at the start of a line: before Chinese text that
+# no count or unit of a given starts (「18世界上…」, not 「36的」 「10项」 「2小时」), or before a
+# capitalised word ("16 Fill in the blank").
+_BARE = (r"(?:\d{1,2}(?![\d.．,，])(?=\s?(?![个只名岁年月日时分秒米厘千克元角度倍次天人本张条项位辆件块支层页瓶杯"
+         r"和与的比除乘加减是等到至或及题小毫升吨里])[\u4e00-\u9fff])|\d{1,2}(?=\s+[A-Z][a-z]))")
+NUMBER = re.compile(rf"^\s*(?:{_DOTTED}|{_BARE}|{_BRACKETED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN})")
+TOP_LEVEL = re.compile(rf"^\s*(?:{_DOTTED}|{_BARE}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN})")
 SUB_LEVEL = re.compile(rf"^\s*{_BRACKETED}")
 
 # A score note: "（5分）" "(5 points)" "[3 marks]" "(每题4分)" "（本小题满分10分）".
@@ -48,7 +53,7 @@ MARK_CHARS = set("√✓✔✗✘×VvXxOoCc○●◯◎□■☆★*·•.,，�
 
 # A tick or cross at the end of a line is a mark beside the problem, never part of it
 # (a root sign √ is always followed by what it takes the root of).
-_TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$")
+_TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】])\s*[Xx×]\s*$")
 # Before the problem: a tick or cross, or a root sign right before a problem number.
 _LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|[√○◯OoCc]{1,2}(?=\s*(?:\d{1,3}\s*[.．、)）](?!\d)|[（(]\s*\d|第)))\s*")
 
@@ -136,5 +141,9 @@ def strip_number(text: str) -> str:
 
 
 def blanks(text: str) -> str:
-    """A run of underscores (or a lone one between words) becomes ``____``."""
-    return _UNDERSCORES.sub(BLANK, text)
+    """A run of underscores (or a lone one between words) becomes ``____``; a lowered
+    index read with a letter o for its zero (a1o, S1o) gets its zero back."""
+    return _INDEX_O.sub("0", _UNDERSCORES.sub(BLANK, text))
+
+
+_INDEX_O = re.compile(r"(?<=[A-Za-z]\d)o(?![A-Za-z])")

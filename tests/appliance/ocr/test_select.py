@@ -265,3 +265,35 @@ def test_words_with_m_and_n_are_not_strokes(word):
     from appliance.ocr.problem_text import is_scribble
 
     assert not is_scribble(word)
+
+
+@pytest.mark.parametrize("line, rest", [
+    ("18世界上面积最大的大洋是哪个？", "世界上面积最大的大洋是哪个？"),
+    ("16 Fill in the blank with \"a\" or \"an\": ___ apple", "Fill in the blank with \"a\" or \"an\": ___ apple"),
+])
+def test_a_number_whose_dot_was_lost_is_still_the_problem_number(line, rest):
+    assert strip_number(line) == rest
+
+
+@pytest.mark.parametrize("line", ["36的最大公因数是多少？", "10项的和是多少？", "2小时行驶了120千米", "0.5 A 的电流",
+                                  "12 g of water"])
+def test_a_number_that_starts_a_given_is_no_problem_number(line):
+    assert strip_number(line) == line
+
+
+def test_a_problem_read_without_its_numbers_dot_starts_a_new_problem():
+    boxes = [box("15. 地球自转的方向是怎样的？", 300, 520, 600),
+             box("16 Fill in the blank with \"a\" or \"an\": ___ apple", 300, 580, 800)]
+    assert arrange_page(boxes, SIZE).text == 'Fill in the blank with "a" or "an": ____ apple'  # not joined
+
+
+def test_a_cross_marked_after_the_problem_and_its_score_note_are_left_out():
+    assert arrange_page([box("3. 世界上面积最大的大洲是哪个？(本小题满分4分)X", 300, 560, 800)], SIZE).text \
+        == "世界上面积最大的大洲是哪个？"
+    assert arrange_page([box("4. Find x. X", 300, 560, 400)], SIZE).text == "Find x."
+    assert arrange_page([box("5. Find X", 300, 560, 400)], SIZE).text == "Find X"  # no end of sentence before it
+
+
+def test_a_lowered_index_read_with_the_letter_o_gets_its_zero():
+    assert blanks("求 a1o。") == "求 a10。" and blanks("求前 10 项和S1o") == "求前 10 项和S10"
+    assert blanks("a1ok") == "a1ok" and blanks("10 of them") == "10 of them"
