@@ -372,7 +372,7 @@ def _derived(p: ProblemForm, name: str, compute):
 def _terms_of(form: str, text: str) -> frozenset[str]:
     """Contrast terms of a problem, longest first, not overlapping (表面积 is not also 面积):
     CJK terms in its search form, Latin ones as whole words of its folded text."""
-    for word, same in _SAME_SCOPE.items():
+    for word, same in _SAME_TERM.items():
         form = form.replace(word, same)
     form, text = form.translate(_SET_OPERATIONS), text.translate(_SET_OPERATIONS_LATIN)
     cjk = {m.group(0) for m in _CONTRAST_RE.finditer(form) if not m.group(0).isascii()}
@@ -396,8 +396,9 @@ def _build_contrast() -> tuple[dict[str, int], re.Pattern]:
 # and another in the entry make two problems wherever they stand: properties of a figure or
 # a substance, opposites, dynasties, grammatical forms (from the key-term groups), what a
 # question asks about a text (its author, the line after, its meaning), sibling processes
-# and quantities of school science. Verbs and operations (开始/爆发, add/sum) are left to the
-# positional key-term check: students swap them for synonyms.
+# and quantities of school science, a war's outbreak and end. Other verbs and operations
+# (建立/签订, add/sum) are left to the positional key-term check: students swap them for
+# synonyms.
 _SET_GROUPS = tuple(g for g in _GROUPS if any(t in g.split() for t in ("周长", "沸点", "最大", "秦朝", "过去式", "串联", "past", "area", "north"))) + (
     "作者 出自 比喻 下一句 上一句",
     "化学式 化学方程式 相对分子质量 物质的量 相对原子质量 原子序数 质子数 中子数 化合价",
@@ -428,9 +429,10 @@ _QUANTITIES = frozenset(t for g in _SET_GROUPS for t in g.split() if t in _CONTR
 # A set operation written as its symbol is the operation named (A ∩ B asks for 交集).
 _SET_OPERATIONS = str.maketrans({"∩": "交集", "∪": "并集"})
 _SET_OPERATIONS_LATIN = str.maketrans({"∩": " intersection ", "∪": " union "})
-# Words that name the same scope to a Chinese student.
-_SAME_SCOPE = {"中国": "我国", "全国": "我国", "全球": "世界", "七大洲": "世界", "五大洲": "世界", "四大洋": "世界",
-               "开始": "爆发"}
+# Words that name the same scope to a Chinese student, and a war's 开始 that is its 爆发: each
+# read as the term of its group.
+_SAME_TERM = {"中国": "我国", "全国": "我国", "全球": "世界", "七大洲": "世界", "五大洲": "世界", "四大洋": "世界",
+              "开始": "爆发"}
 
 
 def other_expression(q: ProblemForm, e: ProblemForm) -> bool:
