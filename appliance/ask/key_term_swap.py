@@ -70,7 +70,7 @@ GROUPS = (
 _SYNONYMS = (
     "slope gradient",
     "因数 约数",
-    "下一句 后一句 后面一句",
+    "下一句 后一句 后面一句 后面接 下句",
     "上一句 前一句 前面一句",
     "多少 多大",
     "世界 七大洲 五大洲 四大洋",
@@ -85,15 +85,29 @@ _SYNONYMS = (
     "碳酸氢钠 小苏打",
     "碳酸钠 纯碱 苏打",
     "过氧化氢溶液 双氧水",
+    "opposite antonym",
+    "串联 串在一起 串起来",
+    "并联 并在一起 并起来",
+    "最长 第一长",
+    "最大 第一大",
+    "最高 第一高",
+    "公转 绕太阳转 绕着太阳转 围绕太阳转 绕太阳运动 绕太阳公转 绕着太阳公转 围绕太阳公转 围绕着太阳公转 绕日公转",
+    "月球 月亮",
+    "自转 绕地轴转 绕着地轴转",
 )
 _CANONICAL = {term: group.split()[0] for group in _SYNONYMS for term in group.split()[1:]}
 # Latin terms as whole words only (digits may touch them); CJK has no word boundaries, but
-# 欧 of 欧洲 is no unit.
+# 欧 of 欧洲 is no unit, and 第一大题 is a part of a paper, not the largest.
+_NOT_BEFORE = {"欧": "(?![洲美亚])", "第一大": "(?!题)"}
 _SYNONYM = re.compile("|".join(
-    rf"(?<![a-z]){re.escape(term)}(?![a-z])" if term.isascii() else
-    re.escape(term) + ("(?![洲美亚])" if term == "欧" else "")
+    rf"(?<![a-z]){re.escape(term)}(?![a-z])" if term.isascii() else re.escape(term) + _NOT_BEFORE.get(term, "")
     for term in sorted(_CANONICAL, key=len, reverse=True)
 ))
+
+
+def same_terms(folded: str) -> str:
+    """A folded text with every synonym written as the first term of its group."""
+    return _SYNONYM.sub(lambda match: _CANONICAL[match.group(0)], folded)
 
 _GROUP_OF: dict[str, int] = {}
 for _index, _group in enumerate(GROUPS):
@@ -117,7 +131,7 @@ def tokens(text: str) -> list[str]:
 
 def _compared_tokens(text: str) -> tuple[str, ...]:
     """:func:`tokens` of the text with synonyms replaced by their group's first term."""
-    return tuple(tokens(_SYNONYM.sub(lambda match: _CANONICAL[match.group(0)], fold(text))))
+    return tuple(tokens(same_terms(fold(text))))
 
 
 #: A bank question's tokens are compared again and again: kept (see pair_features.warm_entry).

@@ -135,3 +135,19 @@ def other_units(q: Measures, e: Measures) -> bool:
         if theirs is not None and theirs != unit and quantity(theirs) == quantity(unit):
             return True
     return any(quantity(a) == quantity(b) for a in q.units - e.units for b in e.units)
+
+
+_CONVERTED = {"length", "area", "volume", "mass"}
+
+
+def mixed_units(q: Measures, e: Measures) -> bool:
+    """The question gives numbers of one quantity in two units or more (3 米 and 4 分米)
+    where the entry names one unit of it or none: the numbers are not the entry's
+    figures, one of them has to be converted first. Lengths, areas, volumes and masses
+    only: a letter after a number is too often a variable there (a₁=2 d=3 S₁₀ reads as
+    2 days and 3 seconds)."""
+    for name in {quantity(u) for _, u in q.given} & _CONVERTED:
+        mine = {u for _, u in q.given if quantity(u) == name}
+        if len(mine) >= 2 and len({u for u in e.units if quantity(u) == name}) <= 1:
+            return True
+    return False

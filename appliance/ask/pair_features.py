@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from appliance.ask.key_term_swap import GROUPS as _GROUPS
-from appliance.ask.key_term_swap import close_copy_swap, lone_replacement
-from appliance.ask.measures import other_units, swapped_roles
+from appliance.ask.key_term_swap import close_copy_swap, lone_replacement, same_terms
+from appliance.ask.measures import mixed_units, other_units, swapped_roles
 from appliance.ask.problem_form import ProblemForm, named_formulas, read_problem, strip_preface, units
 from appliance.common.textnorm import chinese_numeral, fold, search_form, trigrams
 
@@ -372,11 +372,13 @@ def _derived(p: ProblemForm, name: str, compute):
 def _terms_of(form: str, text: str) -> frozenset[str]:
     """Contrast terms of a problem, longest first, not overlapping (表面积 is not also 面积):
     CJK terms in its search form, Latin ones as whole words of its folded text."""
+    form = same_terms(form)
     for word, same in _SAME_TERM.items():
         form = form.replace(word, same)
-    form, text = form.translate(_SET_OPERATIONS), text.translate(_SET_OPERATIONS_LATIN)
+    form, text = form.translate(_SET_OPERATIONS), same_terms(fold(text.translate(_SET_OPERATIONS_LATIN)))
     cjk = {m.group(0) for m in _CONTRAST_RE.finditer(form) if not m.group(0).isascii()}
-    return frozenset(cjk | {m.group(0) for m in _CONTRAST_RE.finditer(fold(text)) if m.group(0).isascii()})
+    latin = {m.group(0) for m in _CONTRAST_RE.finditer(text) if m.group(0).isascii()}
+    return frozenset(cjk | latin | {w for term in cjk for w in _IN_ENGLISH.get(term, ())})
 
 
 def _build_contrast() -> tuple[dict[str, int], re.Pattern]:
@@ -409,7 +411,9 @@ _SET_GROUPS = tuple(g for g in _GROUPS if any(t in g.split() for t in ("周长",
     "世界 我国 亚洲 非洲 欧洲 北美洲 南美洲 大洋洲 南极洲",
     "world china asia africa europe america australia antarctica",
     "爆发 结束",
-    "周长 斜边 斜边上的高",
+    "周长 斜边 斜边上的高 对角线",
+    "省级行政区 地级市 县级市 城市",
+    "太阳 地球 月球 水星 金星 火星 木星 土星 天王星 海王星",
     "光合作用 呼吸作用 蒸腾作用",
     "体循环 肺循环",
     "速度 加速度 路程 位移 时间",
@@ -431,8 +435,13 @@ _SET_OPERATIONS = str.maketrans({"∩": "交集", "∪": "并集"})
 _SET_OPERATIONS_LATIN = str.maketrans({"∩": " intersection ", "∪": " union "})
 # Words that name the same scope to a Chinese student, and a war's 开始 that is its 爆发: each
 # read as the term of its group.
-_SAME_TERM = {"中国": "我国", "全国": "我国", "全球": "世界", "七大洲": "世界", "五大洲": "世界", "四大洋": "世界",
-              "开始": "爆发"}
+# (Synonyms of the near-copy check, such as 七大洲 for 世界 and 串在一起 for 串联, are read
+# as their group's first term before these.)
+_SAME_TERM = {"中国": "我国", "全国": "我国", "全球": "世界", "开始": "爆发"}
+# A grammatical form named in Chinese is also the English term, so that 「go的过去分词」 is
+# compared with "the past tense of go" as participle against tense.
+_IN_ENGLISH = {"过去式": ("tense",), "过去分词": ("participle",), "现在分词": ("present", "participle"),
+               "比较级": ("comparative",), "最高级": ("superlative",), "复数": ("plural",), "单数": ("singular",)}
 
 
 def other_expression(q: ProblemForm, e: ProblemForm) -> bool:
@@ -544,6 +553,95 @@ def _tuples_of(p: ProblemForm) -> frozenset[tuple[str, str]]:
 _OPERAND = re.compile(r"[a-z0-9.^{}]+")
 
 
+def other_sequence_target(q: ProblemForm, e: ProblemForm) -> bool:
+    """Both are sequence problems, and one asks for the sum of the first terms where the
+    other asks for a term (前 10 项和 S₁₀ against a₁₀): the same givens, another result."""
+    mine, theirs = _sequence_target(q), _sequence_target(e)
+    return mine is not None and theirs is not None and mine != theirs
+
+
+def _sequence_target(p: ProblemForm) -> str | None:
+    folded = fold(p.text)
+    if not _SEQUENCE.search(folded):
+        return None
+    if _SEQUENCE_SUM.search(folded):
+        return "sum"
+    return "term" if _SEQUENCE_TERM.search(folded) else None
+
+
+_SEQUENCE = re.compile(r"数列|公差|公比|首项|sequence|progression|common (?:difference|ratio)")
+_SEQUENCE_SUM = re.compile(r"前\s*(?:\d+|n|[一二三四五六七八九十]+)\s*项(?:的|之)?和|(?<![a-z/\d])s\s*_?\{?(?:\d+|n)\}?(?![a-z\d])"
+                           r"|sum of the first")
+# A term asked for: 求 a₁₀, a10 = ?, 第 10 项, "the 10th term".
+_SEQUENCE_TERM = re.compile(r"(?:求|find|是多少|等于多少)\s*a\s*_?\{?(?:\d+|n)\}?(?![a-z\d])"
+                            r"|(?<![a-z])a\s*_?\{?(?:\d+|n)\}?\s*(?:=|等于|是)\s*(?:多少|几|\?|？)"
+                            r"|第\s*(?:\d+|[一二三四五六七八九十]+)\s*项(?![的之]?和)|\d+(?:st|nd|rd|th) term")
+
+
+def other_time_asked(q: ProblemForm, e: ProblemForm) -> bool:
+    """One asks how long something lasted (经历了多少年, how many years) where the other asks
+    in which year it happened: another answer from the same dates."""
+    mine, theirs = _time_asked(q), _time_asked(e)
+    return mine is not None and theirs is not None and mine != theirs
+
+
+def _time_asked(p: ProblemForm) -> str | None:
+    folded = fold(p.text)
+    if _DURATION.search(folded):
+        return "duration"
+    return "date" if _DATE.search(folded) else None
+
+
+_DURATION = re.compile(r"(?:经历|持续|历时|一共|共|存在|统治|维持|延续)了?\s*(?:多少|几)\s*(?:年|个?世纪)"
+                       r"|(?:多少|几)年(?:的)?时间|how many years|how long did")
+_DATE = re.compile(r"哪一年|哪年|何年|什么时候|什么时间|what year|which year|\bwhen\b")
+
+
+def other_solution_part(q: ProblemForm, e: ProblemForm) -> bool:
+    """A mass of the question is the solvent's where the entry's is the solution's, or the
+    other way round (100 g 水 against 100 g 氯化钠溶液): another fraction."""
+    mine, theirs = _solution_parts(q), _solution_parts(e)
+    return any(theirs.get(number, part) != part for number, part in mine.items())
+
+
+def _solution_parts(p: ProblemForm) -> dict[str, str]:
+    return _derived(p, "solution parts", lambda: {
+        m.group(1) or m.group(4): "solution" if m.group(2) or m.group(6) else "solvent"
+        for m in _SOLUTION_PART.finditer(fold(p.text))})
+
+
+_SOLUTION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(?:g|克|kg|千克)\s*的?\s*(?:([\u4e00-\u9fff]{0,8}?溶液)|(水|溶剂))"
+                            r"|(\d+(?:\.\d+)?)\s*k?g\s+(?:of\s+)?(?:(water|solvent)\b|(?:[a-z]+\s+){0,2}(solution)\b)")
+
+
+def reversed_reaction(q: ProblemForm, e: ProblemForm) -> bool:
+    """A reaction of the question runs the entry's the other way: what the entry makes
+    from is what the question makes, and the other way round (氧气和水反应生成过氧化氢
+    against 用过氧化氢溶液制取氧气)."""
+    mine, theirs = _reaction_sides(q), _reaction_sides(e)
+    if mine is None or theirs is None:
+        return False
+    (q_from, q_to), (e_from, e_to) = mine, theirs
+    return _shared_name(q_to, e_from) and _shared_name(q_from, e_to) and not _shared_name(q_to, e_to)
+
+
+def _reaction_sides(p: ProblemForm) -> tuple[str, str] | None:
+    form = same_terms(p.form)
+    match = _MAKES.search(form)
+    if match is None:
+        return None
+    return _REACTION_WORDS.sub("|", form[: match.start()]), _REACTION_WORDS.sub("|", form[match.end():])
+
+
+def _shared_name(a: str, b: str) -> bool:
+    """Two sides name a substance in common: two or more characters in a row."""
+    return any(a[i : i + 2] in b for i in range(len(a) - 1) if "|" not in a[i : i + 2])
+
+
+_MAKES = re.compile(r"反应生成|生成|制取|制得|制备")
+_REACTION_WORDS = re.compile(r"的?化学方程式|写出|实验室|反应|用|和|与|的|在|中|加热|条件下|点燃")
+
+
 def vetoed(q: ProblemForm, e: ProblemForm, key_term_swap: bool) -> str | None:
     """Why the entry is certainly another problem, or None: a given of the question is not
     in the entry, an exponent or index differs, an expression has the entry's operands in
@@ -559,17 +657,20 @@ def vetoed(q: ProblemForm, e: ProblemForm, key_term_swap: bool) -> str | None:
         return "formula"
     if q.genotypes and e.genotypes and q.genotypes != e.genotypes:
         return "genotype"
-    if other_expression(q, e) or other_tuple(q, e):
+    if other_expression(q, e) or other_tuple(q, e) or reversed_reaction(q, e):
         return "expression"
     if other_span(q, e) or other_task_content(q, e):
         return "span"
-    if other_units(q.measures, e.measures) or swapped_roles(q.measures, e.measures):
+    if other_units(q.measures, e.measures) or swapped_roles(q.measures, e.measures) \
+            or mixed_units(q.measures, e.measures) or other_solution_part(q, e):
         return "units"
     if more_negation(q, e):
         return "negation"
     if key_term_swap or contrast_swap(q, e) or other_quantity(q, e) or other_rank(q, e) or more_ordinal(q, e) \
             or close_copy_swap(q.text, e.text) is not None:
         return "key term"
+    if other_sequence_target(q, e) or other_time_asked(q, e):
+        return "asked"
     return None
 
 

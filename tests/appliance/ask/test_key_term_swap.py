@@ -1,4 +1,6 @@
-from appliance.ask.key_term_swap import conflicting_detail, third_variant, tokens
+import pytest
+
+from appliance.ask.key_term_swap import conflicting_detail, same_terms, third_variant, tokens
 
 # What the bank knows, in search form (lower case, no spaces or punctuation), as
 # HybridSearch passes it.
@@ -139,3 +141,17 @@ def test_a_continent_named_with_the_ohm_character_is_no_unit():
 
     assert _compared_tokens("欧洲") == ("欧", "洲")
     assert _compared_tokens("10欧") == ("10", "ω")
+
+
+@pytest.mark.parametrize("question, entry", [
+    ("两个10欧的电阻串在一起，总电阻多大", "两个阻值都是 10 Ω 的电阻串联，总电阻是多少？"),
+    ("What is the antonym of 'expensive'?", 'What is the opposite of "expensive"?'),
+    ("春眠不觉晓，后面接什么", "“春眠不觉晓”的下一句是什么？"),
+])
+def test_everyday_words_for_a_term_are_the_term(question, entry):
+    assert conflicting_detail(question, entry, BANK) is None
+
+
+def test_a_part_of_a_paper_is_not_a_superlative():
+    assert same_terms("第一大题") == "第一大题"
+    assert same_terms("世界第一大洋") == "世界最大洋"

@@ -11,10 +11,11 @@ from appliance.asklog.review import ReviewError, ReviewService
 
 # A paraphrase the verifier does not answer on its own ("5-sided shape" is a given that
 # the pentagon entry does not hold), and a near miss it answers with the wrong entry
-# (Mercury's year, answered with the Earth's orbit: another subject the rules do not see).
+# (the body's largest organ, answered with its main organ of digestion: another subject
+# in the same frame that the rules do not see).
 PARAPHRASE = "How many degrees do all the inside angles of a 5-sided shape add up to?"
 PENTAGON = "demo-math-046"
-NEAR_MISS = "水星绕太阳公转一周大约要多少天？"
+NEAR_MISS = "人体最大的器官是什么？"
 
 
 def _open(config):

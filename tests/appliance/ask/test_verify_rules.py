@@ -58,6 +58,15 @@ def veto(question: str, entry: str) -> str | None:
     ("计算 √18÷√2", "计算：√18 ÷ √2"),
     ("两直角边5和12 斜边多长", "一个直角三角形的两条直角边分别是 5 和 12，求斜边的长。"),
     ("电压3V 电流0.2mA 求电阻", "一段导体两端的电压是 3 V，通过它的电流是 0.2 mA，求它的电阻。"),
+    # the sum of the first terms asked in words; one unit for both legs
+    ("首项为2、公差为3的等差数列，前10项的和是多少", "在等差数列 {aₙ} 中，a₁ = 2，公差 d = 3，求前 10 项和 S₁₀。"),
+    ("两条直角边分别是3米和4米，斜边多长", "一个直角三角形的两条直角边分别是 3 和 4，求斜边的长。"),
+    ("秦朝是哪年灭亡的", "秦朝灭亡于哪一年？"),
+    ("100克氯化钠溶液里有10克氯化钠，质量分数是多少", "100 g 氯化钠溶液中含有 10 g 氯化钠，求该溶液中溶质的质量分数。"),
+    ("实验室用双氧水制氧气的化学方程式", "写出实验室用过氧化氢溶液制取氧气的化学方程式。"),
+    ("地球绕着太阳转一圈要多久", "地球公转一周的时间大约是多少？"),
+    ("地球围绕太阳公转一周要多长时间", "地球公转一周的时间大约是多少？"),
+    ("go的过去分词", 'What is the past participle of "go"?'),
 ])
 def test_retyped_problems_are_the_same(typed, stored):
     assert veto(typed, stored) is None
@@ -136,6 +145,30 @@ def test_retyped_problems_are_the_same(typed, stored):
     ("一段导体两端电压3V，电流是0.2mA，求电阻", "一段导体两端的电压是 3 V，通过它的电流是 0.2 A，求它的电阻。", "units"),
     # a war's start is its outbreak, not its end
     ("一战哪年开始的", "第一次世界大战结束于哪一年？", "key term"),
+    # a sum of terms asked where the entry asks a term, and the other way round
+    ("首项为2、公差为3的等差数列，前10项的和是多少", "在等差数列 {aₙ} 中，a₁ = 2，公差 d = 3，求 a₁₀。", "asked"),
+    ("等比数列a1=3，q=2，求前5项和", "在等比数列 {aₙ} 中，a₁ = 3，公比 q = 2，求 a₅。", "asked"),
+    ("等差数列a1=2，d=3，求第10项", "在等差数列 {aₙ} 中，a₁ = 2，公差 d = 3，求前 10 项和 S₁₀。", "asked"),
+    # how long, where the entry asks which year
+    ("秦朝从建立到灭亡一共经历了多少年", "秦朝灭亡于哪一年？", "asked"),
+    ("How many years did the Qin dynasty last?", "In what year did the Qin dynasty fall?", "asked"),
+    # another measure of the rectangle, another level of region, another body orbiting
+    ("一个长方形的长是8厘米，宽是5厘米，它的对角线有多长？", "一个长方形的长是 8 厘米，宽是 5 厘米，它的周长是多少厘米？", "key term"),
+    ("我国面积最大的地级市是哪个", "我国面积最大的省级行政区是哪一个？", "key term"),
+    ("月球绕地球公转一周的时间大约是多少？", "地球公转一周的时间大约是多少？", "key term"),
+    ("地球绕太阳转一圈要多久", "地球自转一周的时间大约是多少？", "key term"),
+    ("两个10欧的电阻并在一起，总电阻多大", "两个阻值都是 10 Ω 的电阻串联，总电阻是多少？", "key term"),
+    # a grammatical form named in Chinese against the English entry's
+    ("go的过去分词是什么", 'What is the past tense of "go"?', "key term"),
+    ("good的最高级", 'What is the comparative form of "good"?', "key term"),
+    # two units of length where the entry gives plain numbers; the solvent's mass for the solution's
+    ("两条直角边分别是3米和4分米的直角三角形，斜边多长", "一个直角三角形的两条直角边分别是 3 和 4，求斜边的长。", "units"),
+    ("100 g 水中溶解了 10 g 氯化钠，求该溶液中溶质的质量分数。",
+     "100 g 氯化钠溶液中含有 10 g 氯化钠，求该溶液中溶质的质量分数。", "units"),
+    ("10 g of salt is dissolved in 100 g of water. Find the mass fraction.",
+     "A 100 g salt solution contains 10 g of salt. Find the mass fraction.", "units"),
+    # the reaction the other way round
+    ("写出氧气和水反应生成过氧化氢的化学方程式。", "写出实验室用过氧化氢溶液制取氧气的化学方程式。", "expression"),
 ])
 def test_one_changed_detail_is_another_problem(question, entry, why):
     assert veto(question, entry) == why
