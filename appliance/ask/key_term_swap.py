@@ -70,7 +70,7 @@ GROUPS = (
 _SYNONYMS = (
     "slope gradient",
     "因数 约数",
-    "下一句 后一句 后面一句 后面接 下句",
+    "下一句 后一句 后面一句 后面接 下句 后面那句 后面那一句 后面的一句 下面一句 下面那句 接下来一句 接下来那句",
     "上一句 前一句 前面一句",
     "多少 多大",
     "世界 七大洲 五大洲 四大洋",
@@ -86,6 +86,8 @@ _SYNONYMS = (
     "碳酸钠 纯碱 苏打",
     "过氧化氢溶液 双氧水",
     "opposite antonym",
+    "周长 一圈的长度 一圈有多长 绕一圈的长度 绕它一圈",
+    "中国共产党第一次全国代表大会 中共一大",
     "串联 串在一起 串起来",
     "并联 并在一起 并起来",
     "最长 第一长",
@@ -237,10 +239,34 @@ def close_copy_swap(question: str, entry: str) -> tuple[str, str] | None:
 
 def _misspelling(mine: str, theirs: str) -> bool:
     """A Latin word typed with a letter or two wrong, swapped or missing ("thorugh",
-    "enregy") is the entry's word, not another term."""
+    "enregy") is the entry's word, not another term; so is a Chinese word with a character
+    or two typed as another that sounds the same (see :func:`sounds_alike`)."""
+    if _CJK_ONLY.fullmatch(mine) and _CJK_ONLY.fullmatch(theirs):
+        return sounds_alike(mine, theirs)
     if not (mine.isascii() and theirs.isascii()) or abs(len(mine) - len(theirs)) > 1 or len(theirs) < 4:
         return False
     return sorted(mine) == sorted(theirs) or difflib.SequenceMatcher(None, mine, theirs).ratio() >= 0.8
+
+
+_CJK_ONLY = re.compile(r"[\u3400-\u9fff]+")
+def sounds_alike(mine: str, theirs: str) -> bool:
+    """``mine`` is ``theirs`` typed with pinyin input: the same length, one or two
+    characters other than the entry's that share a reading with them (孔已己 for 孔乙己,
+    净夜思 for 静夜思, 过氧化轻 for 过氧化氢), none of them the other term of the entry's
+    character's contrast group (氯 for 铝 is another element, 西 for 东 another direction)."""
+    if len(mine) != len(theirs):
+        return False
+    pairs = [(a, b) for a, b in zip(mine, theirs) if a != b]
+    if not pairs or len(pairs) > 2 or len(pairs) == len(mine) > 1:
+        return False
+    return all(not _contrasting(a, b) and _readings(a) & _readings(b) for a, b in pairs)
+
+
+@functools.lru_cache(maxsize=20_000)
+def _readings(char: str) -> frozenset[str]:
+    from pypinyin import Style, pinyin  # its dictionary loads on the first comparison
+
+    return frozenset(pinyin(char, style=Style.NORMAL, heteronym=True)[0])
 
 
 def _contrasting(mine: str, theirs: str) -> bool:

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from appliance.ask.key_term_swap import GROUPS as _GROUPS
-from appliance.ask.key_term_swap import close_copy_swap, lone_replacement, same_terms
+from appliance.ask.key_term_swap import close_copy_swap, lone_replacement, same_terms, sounds_alike
 from appliance.ask.measures import mixed_units, other_units, swapped_roles
 from appliance.ask.problem_form import ProblemForm, named_formulas, read_problem, strip_preface, units
-from appliance.common.textnorm import chinese_numeral, fold, search_form, trigrams
+from appliance.common.textnorm import chinese_numeral, fold, search_form, spelled_numbers, trigrams
 
 FEATURES = (
     "dense", "lexical", "lexical_back", "givens_q_missing", "givens_e_missing", "givens_q_any",
@@ -145,7 +145,9 @@ def givens_missing(q: ProblemForm, e: ProblemForm) -> int:
     """The question's givens the entry lacks. A number the entry writes as an exponent or
     index counts as present (the student typed "以2为底" for log₂, "第10项" for a₁₀)."""
     formula_digits = {d for f in e.formulas for d in re.findall(r"\d+", f)}
-    return sum(n for g, n in (q.givens - e.givens).items() if g not in e.script_values and g not in formula_digits)
+    missing = [(g, n) for g, n in (q.givens - e.givens).items() if g not in e.script_values and g not in formula_digits]
+    spelled = spelled_numbers(e.text) if missing else set()  # 10 years for "ten years"
+    return sum(n for g, n in missing if g not in spelled)
 
 
 def conditions_missing(q: ProblemForm, e: ProblemForm) -> int:
@@ -262,13 +264,25 @@ def other_span(q: ProblemForm, e: ProblemForm) -> bool:
     its spans or a piece of one (Latin as whole words), nor, where the entry quotes
     nothing, in its text."""
     for span in q.spans:
+        if _other_script(span, e.text):  # 「动力车间」 for "powerhouse": a translation
+            continue
         if e.spans:
             if not any(span == theirs or _within(span, theirs) for theirs in e.spans) \
                     and not (len(span) >= LONG_SPAN and span in e.form):
                 return True
-        elif span not in e.form:
+        elif span not in e.form and not _sounds_within(span, e.form):
             return True
     return False
+
+
+def _other_script(span: str, text: str) -> bool:
+    """A CJK span against a text with no CJK, or a Latin span against one with no Latin word."""
+    if _HAS_CJK.search(span):
+        return not _HAS_CJK.search(text)
+    return span.isascii() and not re.search(r"[A-Za-z]{2}", text)
+
+
+_HAS_CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 def other_task_content(q: ProblemForm, e: ProblemForm) -> bool:
@@ -330,7 +344,14 @@ def _near_word(word: str, words: frozenset[str]) -> bool:
 def _within(span: str, theirs: str) -> bool:
     if span.isascii():
         return re.search(rf"(?<![a-z]){re.escape(span)}(?![a-z])", theirs) is not None
-    return len(span) >= 2 and span in theirs
+    return len(span) >= 2 and (span in theirs or _sounds_within(span, theirs))
+
+
+def _sounds_within(span: str, theirs: str) -> bool:
+    """A CJK span typed with a character that sounds the same as one of ``theirs``
+    (《净夜思》 for 《静夜思》) is still the entry's."""
+    return not span.isascii() and any(
+        sounds_alike(span, theirs[i : i + len(span)]) for i in range(len(theirs) - len(span) + 1))
 
 
 def more_negation(q: ProblemForm, e: ProblemForm) -> bool:
@@ -376,9 +397,26 @@ def _terms_of(form: str, text: str) -> frozenset[str]:
     for word, same in _SAME_TERM.items():
         form = form.replace(word, same)
     form, text = form.translate(_SET_OPERATIONS), same_terms(fold(text.translate(_SET_OPERATIONS_LATIN)))
-    cjk = {m.group(0) for m in _CONTRAST_RE.finditer(form) if not m.group(0).isascii()}
+    cjk = {m.group(0) for m in _CONTRAST_RE.finditer(form) if not m.group(0).isascii()} - _valued(text)
     latin = {m.group(0) for m in _CONTRAST_RE.finditer(text) if m.group(0).isascii()}
-    return frozenset(cjk | latin | {w for term in cjk for w in _IN_ENGLISH.get(term, ())})
+    return frozenset(cjk | latin | {w for term in cjk for w in _IN_ENGLISH.get(term, ())}
+                     | {term for m in _IN_CHINESE_RE.finditer(text) for term in _IN_CHINESE[m.group(0)]})
+
+
+def _valued(folded: str) -> set[str]:
+    """Quantities the problem writes only with their values (水的密度1.0×10³, 6伏电压):
+    givens of the problem, not what it asks for."""
+    valued, asked = set(), set()
+    for m in _CONTRAST_RE.finditer(folded):
+        term = m.group(0)
+        if term in _QUANTITIES and not term.isascii():
+            given = _VALUE_AFTER.match(folded, m.end()) or _VALUE_BEFORE.search(folded, 0, m.start())
+            (valued if given else asked).add(term)
+    return valued - asked
+
+
+_VALUE_AFTER = re.compile(r"\s*(?:的值)?\s*(?:约为|约是|为|是|=|取|约)?\s*[-\d]")
+_VALUE_BEFORE = re.compile(r"(?<![a-z\d.])\d+(?:\.\d+)?\s*(?:[a-zω]{1,3}|伏特?|安培?|欧姆?|瓦|焦|牛|帕|千?克|[千厘分毫]?米|秒)\s*的?$")
 
 
 def _build_contrast() -> tuple[dict[str, int], re.Pattern]:
@@ -442,6 +480,10 @@ _SAME_TERM = {"中国": "我国", "全国": "我国", "全球": "世界", "开�
 # compared with "the past tense of go" as participle against tense.
 _IN_ENGLISH = {"过去式": ("tense",), "过去分词": ("participle",), "现在分词": ("present", "participle"),
                "比较级": ("comparative",), "最高级": ("superlative",), "复数": ("plural",), "单数": ("singular",)}
+# And an English term the Chinese one: "in parallel" is 并联.
+_IN_CHINESE = {"parallel": ("并联",), "series": ("串联",), "past participle": ("过去分词",), "past tense": ("过去式",),
+               "comparative": ("比较级",), "superlative": ("最高级",), "plural": ("复数",)}
+_IN_CHINESE_RE = re.compile("|".join(rf"(?<![a-z]){re.escape(t)}(?![a-z])" for t in sorted(_IN_CHINESE, key=len, reverse=True)))
 
 
 def other_expression(q: ProblemForm, e: ProblemForm) -> bool:
@@ -570,7 +612,7 @@ def _sequence_target(p: ProblemForm) -> str | None:
 
 
 _SEQUENCE = re.compile(r"数列|公差|公比|首项|sequence|progression|common (?:difference|ratio)")
-_SEQUENCE_SUM = re.compile(r"前\s*(?:\d+|n|[一二三四五六七八九十]+)\s*项(?:的|之)?和|(?<![a-z/\d])s\s*_?\{?(?:\d+|n)\}?(?![a-z\d])"
+_SEQUENCE_SUM = re.compile(r"前\s*(?:\d+|n|[一二三四五六七八九十]+)\s*项(?:的|之)?(?:和|总和|加起来|相加|一共)|(?<![a-z/\d])s\s*_?\{?(?:\d+|n)\}?(?![a-z\d])"
                            r"|sum of the first")
 # A term asked for: 求 a₁₀, a10 = ?, 第 10 项, "the 10th term".
 _SEQUENCE_TERM = re.compile(r"(?:求|find|是多少|等于多少)\s*a\s*_?\{?(?:\d+|n)\}?(?![a-z\d])"

@@ -136,6 +136,14 @@ _EN_NUMBERS = {w: n for n, w in enumerate(
 _EN_NUMBER = re.compile(rf"\b({'|'.join(_EN_NUMBERS)})(?=\s+[a-z])", re.IGNORECASE)
 
 
+def spelled_numbers(text: str) -> set[str]:
+    """The numbers a text spells as English words ("ten years" → "10"), wherever they stand."""
+    return {str(_EN_NUMBERS[w.lower()]) for w in _EN_WORD.findall(text)}
+
+
+_EN_WORD = re.compile(rf"\b({'|'.join(_EN_NUMBERS)})\b", re.IGNORECASE)
+
+
 def chinese_numeral(text: str) -> int:
     """The value of a Chinese numeral: 十一 → 11, 两 → 2, 二〇二六 → 2026."""
     if not any(ch in _CN_UNITS for ch in text):  # 七五折, 二〇二六: digit by digit

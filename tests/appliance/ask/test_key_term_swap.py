@@ -1,6 +1,6 @@
 import pytest
 
-from appliance.ask.key_term_swap import conflicting_detail, same_terms, third_variant, tokens
+from appliance.ask.key_term_swap import conflicting_detail, same_terms, sounds_alike, third_variant, tokens
 
 # What the bank knows, in search form (lower case, no spaces or punctuation), as
 # HybridSearch passes it.
@@ -147,6 +147,8 @@ def test_a_continent_named_with_the_ohm_character_is_no_unit():
     ("两个10欧的电阻串在一起，总电阻多大", "两个阻值都是 10 Ω 的电阻串联，总电阻是多少？"),
     ("What is the antonym of 'expensive'?", 'What is the opposite of "expensive"?'),
     ("春眠不觉晓，后面接什么", "“春眠不觉晓”的下一句是什么？"),
+    ("白日依山尽后面那句是什么来着", "“白日依山尽”的下一句是什么？"),
+    ("孔已己的作者是谁", "《孔乙己》的作者是谁？"),
 ])
 def test_everyday_words_for_a_term_are_the_term(question, entry):
     assert conflicting_detail(question, entry, BANK) is None
@@ -155,3 +157,18 @@ def test_everyday_words_for_a_term_are_the_term(question, entry):
 def test_a_part_of_a_paper_is_not_a_superlative():
     assert same_terms("第一大题") == "第一大题"
     assert same_terms("世界第一大洋") == "世界最大洋"
+
+
+@pytest.mark.parametrize("mine, theirs, alike", [
+    ("孔已己", "孔乙己", True),
+    ("净夜思", "静夜思", True),
+    ("过氧化轻", "过氧化氢", True),
+    ("铝", "氯", False),        # two elements: meant
+    ("轻", "青", True),          # a size word for a colour word: no contrast between them
+    ("西汉", "东汉", False),    # another dynasty
+    ("氯化钾", "氯化钠", False),  # no shared reading
+    ("静夜思", "静夜思", False),  # nothing typed otherwise
+    ("静夜", "净业", False),      # every character other
+])
+def test_a_character_typed_as_one_that_sounds_the_same(mine, theirs, alike):
+    assert sounds_alike(mine, theirs) is alike

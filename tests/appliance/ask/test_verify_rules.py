@@ -67,6 +67,17 @@ def veto(question: str, entry: str) -> str | None:
     ("地球绕着太阳转一圈要多久", "地球公转一周的时间大约是多少？"),
     ("地球围绕太阳公转一周要多长时间", "地球公转一周的时间大约是多少？"),
     ("go的过去分词", 'What is the past participle of "go"?'),
+    # a quantity given with its value is no quantity asked for
+    ("水下2米深的地方压强多大？水的密度1.0×10^3kg/m^3，g取10N/kg",
+     "水面下 2 m 深处，水产生的压强是多少？（ρ水 = 1.0 × 10³ kg/m³，g 取 10 N/kg）"),
+    ("电阻两端加6伏电压，电流是0.5安，这个电阻是多少欧？", "一个定值电阻两端的电压是 6 V，通过它的电流是 0.5 A，求这个电阻的阻值。"),
+    # a number spelt out in the entry, an everyday word for the perimeter, a quote translated
+    ("I have lived here ___ 10 years, since or for?", 'Fill in the blank with "since" or "for": I have lived here ___ ten years.'),
+    ("圆的半径是3cm，一圈的长度是多少？π取3.14", "一个圆的半径是 3 厘米，它的周长是多少厘米？（π 取 3.14）"),
+    ("被称作细胞“动力车间”的细胞器是哪个", 'Which organelle is known as the "powerhouse of the cell"?'),
+    # a title typed with a character that sounds the same
+    ("孔已己的作者是谁", "《孔乙己》的作者是谁？"),
+    ("《净夜思》是谁写的", "《静夜思》的作者是谁？"),
 ])
 def test_retyped_problems_are_the_same(typed, stored):
     assert veto(typed, stored) is None
@@ -167,6 +178,13 @@ def test_retyped_problems_are_the_same(typed, stored):
      "100 g 氯化钠溶液中含有 10 g 氯化钠，求该溶液中溶质的质量分数。", "units"),
     ("10 g of salt is dissolved in 100 g of water. Find the mass fraction.",
      "A 100 g salt solution contains 10 g of salt. Find the mass fraction.", "units"),
+    # in parallel, where the entry's are in series; the area, where an everyday word asks the perimeter
+    ("Two 10 ohm resistors are connected in parallel. What is the total resistance?",
+     "两个阻值都是 10 Ω 的电阻串联，总电阻是多少？", "key term"),
+    ("圆的半径是3cm，一圈的长度是多少？π取3.14", "一个圆的半径是 3 厘米，它的面积是多少平方厘米？（π 取 3.14）", "key term"),
+    ("首项为2、公差为3的等差数列，前十项加起来一共多少", "在等差数列 {aₙ} 中，a₁ = 2，公差 d = 3，求 a₁₀。", "asked"),
+    # the entry's title with another character, not one that sounds the same
+    ("《静夜诗》的作者是谁？", "《静夜思》的作者是谁？", "span"),
     # the reaction the other way round
     ("写出氧气和水反应生成过氧化氢的化学方程式。", "写出实验室用过氧化氢溶液制取氧气的化学方程式。", "expression"),
 ])

@@ -1,6 +1,6 @@
 import pytest
 
-from appliance.common.textnorm import EmptyQuestionError, clean_question, numbers, search_form, trigrams
+from appliance.common.textnorm import EmptyQuestionError, clean_question, numbers, search_form, spelled_numbers, trigrams
 
 
 def test_search_form_folds_width_case_space_and_punctuation():
@@ -86,3 +86,8 @@ def test_numbers_read_english_number_words_in_a_problem_that_gives_numbers(text,
 @pytest.mark.parametrize("text", ["three " * 20000 + "9", "三" * 5000 + "分之一", "一分之" + "三" * 5000, "三" * 5000 + "小时", "9" * 5000 + "万"])
 def test_a_numeral_thousands_of_characters_long_is_read_without_error(text):
     numbers(text)  # a student's hostile or garbled text: no exception, whatever it reads
+
+
+def test_numbers_spelt_out_are_read_wherever_they_stand():
+    assert spelled_numbers("I have lived here ___ ten years.") == {"10"}
+    assert spelled_numbers("Which one is larger, seventy or eight?") == {"70", "8"}
