@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from appliance.ocr.layout import TextBox, join, merge_row, group_rows, sides_of
 from appliance.ocr.problem_text import (TOP_LEVEL, is_header, is_label_after, is_mark, is_scribble, is_stray,
-                                       starts_problem, strip_number, strip_ticks)
+                                       starts_answer, starts_problem, strip_number, strip_ticks)
 from appliance.ocr.result import OcrLine
 
 
@@ -208,8 +208,9 @@ def split_region(rows: list[Row], sub_questions_start: bool) -> list[Block]:
     blocks: list[list[Row]] = []
     kinds: list[tuple[bool, bool]] = []  # (header, numbered)
     for row in rows:
-        header = is_header(row.text) or bool(blocks and is_label_after(blocks[-1][-1].text, row.text))
         numbered = starts_problem(row.text, sub_questions_start)
+        header = starts_answer(row.text) or is_header(row.text) \
+            or bool(blocks and is_label_after(blocks[-1][-1].text, row.text))
         if blocks and not header and not numbered and _bare_number(blocks[-1], sub_questions_start):
             blocks[-1].append(row)  # the number stood on a line of its own: this is its problem
             kinds[-1] = (False, True)

@@ -12,10 +12,11 @@ import re
 
 CN_DIGITS = "一二三四五六七八九十百零〇"
 
-# A problem number at the start of a line: "22." "9．" "3、" "十一、" "4)" "（3）" "(3)" "⑶"
+# A problem number at the start of a line: "22." "9．" "3、" "十一、" "4)" "（3）" "(3)" "【3】" "⑶"
 # "①" "第3题" "第一题" "例2" "Q3." "Question 3" "Problem 3:" "Ex. 3".
 _DOTTED = r"(?:\d{1,3}\s*(?:[.．](?!\d)|[、)）])|[一二三四五六七八九十]{1,3}\s*、)"
-_BRACKETED = r"(?:[（(]\s*\d{1,2}\s*[)）]|[\u2474-\u2487])"
+# 【3】 and [3] are read with the bracketed: the recogniser reads some of them as (3).
+_BRACKETED = r"(?:[（(]\s*\d{1,2}\s*[)）]|[【\[〔［]\s*\d{1,3}\s*[】\]〕］]|[\u2474-\u2487])"
 _CIRCLED = r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]"
 # 「第3题」, also when the recogniser lost or misread 第 before an Arabic number: 「3题」 「笔3题」.
 _NTH = rf"(?:第\s*[{CN_DIGITS}\d]+|[第笔弟苐]?\s*\d{{1,3}})\s*(?:小)?题\s*[.．、:：]?"
@@ -41,6 +42,13 @@ SCORE_AT_END = re.compile(rf"\s*{_SCORE_NOTE}\s*$", re.IGNORECASE)
 
 # Section headings: "一、选择题" "二、填空题（每题 4 分）" "Part A" "Section 2".
 _SECTION = re.compile(rf"^\s*(?:[{CN_DIGITS}]+\s*[、.．]\s*\S{{0,8}}题|(?i:part|section)\s+[A-Z\d]{{1,3}}\b)")
+# A section heading with a short label and nothing else: 「三、基础知识」 「一、解方程（每题4分）」
+# (「十一、解方程：2x+3=13」 is a problem).
+_SECTION_LABEL = re.compile(rf"^\s*[{CN_DIGITS}]{{1,3}}\s*[、.．]\s*[\u4e00-\u9fff]{{2,8}}\s*(?:{_SCORE_NOTE})?\s*$")
+# Where the answer space begins: 「解：」 「答：」 "Answer:" at the start of a line, or right after
+# the problem's last sentence or score note. What follows is the student's writing.
+_ANSWER = re.compile(r"^\s*(?:解|答|(?i:answer|solution|ans\.?))\s*[:：]")
+_ANSWER_AFTER = re.compile(r"(?<=[?？。.!！)）】\]])\s*(?:解|答|(?i:answer|solution))\s*[:：].*$")
 # Words that only headers hold (a sheet's title block, a name/class/date line).
 _HEADER_WORDS = re.compile(
     r"(?i:\bhomework\b|\bworksheet\b|\bname\s*[:：_]|\bclass\s*[:：_]|\bdate\s*[:：_]|\bscore\s*[:：_]|"
@@ -69,9 +77,14 @@ def number_prefix(line: str) -> str:
 
 def starts_problem(line: str, sub_questions_start_problems: bool) -> bool:
     """Does this line begin a new problem? ``(3)`` counts only on pages without top-level numbers."""
-    if TOP_LEVEL.match(line):
+    if TOP_LEVEL.match(line) or _NOTE_FIRST.match(line):
         return True
     return sub_questions_start_problems and bool(SUB_LEVEL.match(line))
+
+
+# A score note with the problem after it: the number before it was lost (a circled number
+# the detector read apart as a mark), not a note wrapped onto a line of its own.
+_NOTE_FIRST = re.compile(rf"^\s*{_SCORE_NOTE}\s*(?=[\u4e00-\u9fffA-Za-z])", re.IGNORECASE)
 
 
 def is_header(line: str) -> bool:
@@ -83,11 +96,17 @@ def is_header(line: str) -> bool:
     rest = strip_number(text)
     if not rest.strip(" :：.．-—_"):  # a number or label with nothing after it
         return True
-    if _SECTION.match(text) and len(text) <= 24:
+    if (_SECTION.match(text) and len(text) <= 24) or _SECTION_LABEL.match(text):
         return True
     if _HEADER_WORDS.search(text) and (len(text) <= 40 or not _ASKS.search(text)):
         return True
     return False
+
+
+def starts_answer(line: str) -> bool:
+    """The line opens the answer space (「解：」, "Answer:"): it and the lines after it, up
+    to the next problem number, are the student's writing."""
+    return _ANSWER.match(line) is not None
 
 
 def is_mark(text: str) -> bool:
@@ -108,12 +127,12 @@ def is_label_after(previous: str, line: str) -> bool:
 
 
 def is_scribble(text: str) -> bool:
-    """A pen or highlighter stroke read as letters: "mmmmm", "mnm mm mAn" (5 or more Latin
-    letters, four in five of them m or n; no word is spelt so)."""
+    """A pen or highlighter stroke read as letters: "mmmmm", "mnm mm mAn", "WWNN" (4 or more
+    Latin letters, four in five of them the strokes m, n, w, u or v; no word is spelt so)."""
     letters = [ch for ch in text if ch.isascii() and ch.isalpha()]
-    if len(letters) < 5 or len(letters) < 0.8 * len(text.replace(" ", "")):
+    if len(letters) < 4 or len(letters) < 0.8 * len(text.replace(" ", "")):
         return False
-    return sum(ch in "mnMN" for ch in letters) >= 0.8 * len(letters)
+    return sum(ch in "mnwuvMNWUV" for ch in letters) >= 0.8 * len(letters)
 
 
 def is_stray(text: str) -> bool:
@@ -132,7 +151,7 @@ def strip_ticks(line: str) -> str:
 def strip_number(text: str) -> str:
     """The problem without its leading number and its score note (before or after it)."""
     prefix = number_prefix(text)
-    rest = text[len(prefix):]
+    rest = _ANSWER_AFTER.sub("", text[len(prefix):])
     while (score := SCORE.match(rest)):
         rest = rest[score.end():]
     while (score := SCORE_AT_END.search(rest)):

@@ -297,3 +297,54 @@ def test_a_cross_marked_after_the_problem_and_its_score_note_are_left_out():
 def test_a_lowered_index_read_with_the_letter_o_gets_its_zero():
     assert blanks("求 a1o。") == "求 a10。" and blanks("求前 10 项和S1o") == "求前 10 项和S10"
     assert blanks("a1ok") == "a1ok" and blanks("10 of them") == "10 of them"
+
+
+@pytest.mark.parametrize("line, rest", [
+    ("【3】北回归线的纬度大约是多少？", "北回归线的纬度大约是多少？"),
+    ("[2】 100g 氯化钠溶液中含有25g氯化钠。", "100g 氯化钠溶液中含有25g氯化钠。"),  # one bracket misread
+    ("〔12〕《春晓》的作者是谁？", "《春晓》的作者是谁？"),
+])
+def test_a_number_in_square_brackets_is_a_problem_number(line, rest):
+    assert strip_number(line) == rest
+
+
+def test_problems_numbered_in_square_brackets_are_not_joined():
+    boxes = [box("【4】一块金属的质量是270g，体积是100 cm³，求它的密度。", 300, 520, 900),
+             box("【5】计算：sin 30° + cos 60°", 300, 580, 600),
+             box("(6) 光合作用的原料、条件和产物分别是什么？", 300, 640, 800)]  # 【6】 read as (6)
+    assert arrange_page(boxes, SIZE).text == "计算：sin 30° + cos 60°"
+
+
+@pytest.mark.parametrize("line", ["三、基础知识", "一、解方程", "二、填空（每题3分）"])
+def test_a_section_heading_with_a_short_label_is_a_header(line):
+    assert is_header(line)
+
+
+@pytest.mark.parametrize("line", ["十一、解方程：2x + 3 = 13", "三、光合作用的场所是哪里？"])
+def test_a_chinese_numbered_problem_is_no_section_heading(line):
+    assert not is_header(line)
+
+
+def test_sub_questions_under_a_labelled_section_heading_are_problems():
+    # 「三、基础知识」 is a heading: the page's problems are (3), (4), not sub-parts of 三.
+    boxes = [box("三、基础知识", 300, 300, 300),
+             box("（3）一个长方形的长是 8 厘米，宽是 5 厘米，它的面积是多少平方厘米？", 300, 560, 900),
+             box("（4）一个正方体的棱长是 4 厘米，它的表面积是多少平方厘米？", 300, 640, 900)]
+    assert arrange_page(boxes, SIZE).text == "一个长方形的长是 8 厘米，宽是 5 厘米，它的面积是多少平方厘米？"
+
+
+def test_the_answer_space_is_no_part_of_the_problem():
+    assert strip_number("解方程：x²-5x+4=0(6分)解:") == "解方程：x²-5x+4=0"
+    assert strip_number("成语“揠苗助长”比喻什么?解:") == "成语“揠苗助长”比喻什么?"
+    assert strip_number("解方程：2x + 3 = 13") == "解方程：2x + 3 = 13"  # 解方程 is the problem's verb
+    boxes = [box("②(10分)世界上面积最大的大洲是哪个？", 300, 500, 800), box("解：", 300, 550, 80),
+             box("(6分)我国面积最大的省级行政区是哪一个？", 300, 590, 800)]  # ③ read apart as a mark
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "我国面积最大的省级行政区是哪一个？"
+
+
+def test_strokes_read_as_w_and_n_are_left_out():
+    from appliance.ocr.problem_text import is_scribble
+
+    assert is_scribble("WWNN") and is_scribble("uvvw mn")
+    assert not is_scribble("window") and not is_scribble("Venn")
