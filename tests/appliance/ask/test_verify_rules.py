@@ -185,6 +185,10 @@ def test_retyped_problems_are_the_same(typed, stored):
     ("首项为2、公差为3的等差数列，前十项加起来一共多少", "在等差数列 {aₙ} 中，a₁ = 2，公差 d = 3，求 a₁₀。", "asked"),
     # the entry's title with another character, not one that sounds the same
     ("《静夜诗》的作者是谁？", "《静夜思》的作者是谁？", "span"),
+    # another country, another set operation
+    ("英国最长的河流是哪一条", "我国最长的河流是哪一条？", "key term"),
+    ("What is the longest river in Egypt?", "What is the longest river in the world?", "key term"),
+    ("已知集合 A = {1, 2, 3}，B = {2, 3, 4}，求 A - B（差集）", "已知集合 A = {1, 2, 3}，B = {2, 3, 4}，求 A ∪ B。", "key term"),
     # the reaction the other way round
     ("写出氧气和水反应生成过氧化氢的化学方程式。", "写出实验室用过氧化氢溶液制取氧气的化学方程式。", "expression"),
 ])
