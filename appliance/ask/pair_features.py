@@ -112,7 +112,8 @@ def warm_entry(question: str) -> None:
     they take is taken once, when the bank is loaded, not crept into ask by ask."""
     form = problem_of(question)
     for derive in (_contrast_terms, _pieces_of, _tuples_of, _relations_of, _named_formulas_of, _ranks_of,
-                   _task_of, _words_of, _ordinals_of):
+                   _task_of, _words_of, _ordinals_of, _sequence_target, _time_asked, _reaction_sides,
+                   _solution_parts):
         derive(form)
 
 
@@ -599,16 +600,20 @@ def other_sequence_target(q: ProblemForm, e: ProblemForm) -> bool:
     """Both are sequence problems, and one asks for the sum of the first terms where the
     other asks for a term (前 10 项和 S₁₀ against a₁₀): the same givens, another result."""
     mine, theirs = _sequence_target(q), _sequence_target(e)
-    return mine is not None and theirs is not None and mine != theirs
+    return bool(mine and theirs) and mine != theirs
 
 
-def _sequence_target(p: ProblemForm) -> str | None:
-    folded = fold(p.text)
+def _sequence_target(p: ProblemForm) -> str:
+    """"sum", "term", or "" (no sequence problem, or one that names neither)."""
+    return _derived(p, "sequence target", lambda: _read_sequence_target(fold(p.text)))
+
+
+def _read_sequence_target(folded: str) -> str:
     if not _SEQUENCE.search(folded):
-        return None
+        return ""
     if _SEQUENCE_SUM.search(folded):
         return "sum"
-    return "term" if _SEQUENCE_TERM.search(folded) else None
+    return "term" if _SEQUENCE_TERM.search(folded) else ""
 
 
 _SEQUENCE = re.compile(r"数列|公差|公比|首项|sequence|progression|common (?:difference|ratio)")
@@ -624,14 +629,18 @@ def other_time_asked(q: ProblemForm, e: ProblemForm) -> bool:
     """One asks how long something lasted (经历了多少年, how many years) where the other asks
     in which year it happened: another answer from the same dates."""
     mine, theirs = _time_asked(q), _time_asked(e)
-    return mine is not None and theirs is not None and mine != theirs
+    return bool(mine and theirs) and mine != theirs
 
 
-def _time_asked(p: ProblemForm) -> str | None:
-    folded = fold(p.text)
+def _time_asked(p: ProblemForm) -> str:
+    """"duration", "date", or "" (neither asked)."""
+    return _derived(p, "time asked", lambda: _read_time_asked(fold(p.text)))
+
+
+def _read_time_asked(folded: str) -> str:
     if _DURATION.search(folded):
         return "duration"
-    return "date" if _DATE.search(folded) else None
+    return "date" if _DATE.search(folded) else ""
 
 
 _DURATION = re.compile(r"(?:经历|持续|历时|一共|共|存在|统治|维持|延续)了?\s*(?:多少|几)\s*(?:年|个?世纪)"
@@ -661,17 +670,22 @@ def reversed_reaction(q: ProblemForm, e: ProblemForm) -> bool:
     from is what the question makes, and the other way round (氧气和水反应生成过氧化氢
     against 用过氧化氢溶液制取氧气)."""
     mine, theirs = _reaction_sides(q), _reaction_sides(e)
-    if mine is None or theirs is None:
+    if not mine or not theirs:
         return False
     (q_from, q_to), (e_from, e_to) = mine, theirs
     return _shared_name(q_to, e_from) and _shared_name(q_from, e_to) and not _shared_name(q_to, e_to)
 
 
-def _reaction_sides(p: ProblemForm) -> tuple[str, str] | None:
-    form = same_terms(p.form)
+def _reaction_sides(p: ProblemForm) -> tuple[str, ...]:
+    """(what it is made from, what it makes), or () for no reaction."""
+    return _derived(p, "reaction sides", lambda: _read_reaction_sides(p.form))
+
+
+def _read_reaction_sides(form: str) -> tuple[str, ...]:
+    form = same_terms(form)
     match = _MAKES.search(form)
     if match is None:
-        return None
+        return ()
     return _REACTION_WORDS.sub("|", form[: match.start()]), _REACTION_WORDS.sub("|", form[match.end():])
 
 
