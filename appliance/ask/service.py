@@ -23,6 +23,7 @@ from appliance.ask.policy import Decision
 from appliance.ask.search import Candidate, HybridSearch, Signal
 from appliance.ask import calibration
 from appliance.ask.calibration import RECALIBRATE_MIN
+from appliance.ask.key_term_swap import warm_readings
 from appliance.ask.pair_features import warm_entry
 from appliance.ask.verify import BankContext, TeacherView, Verifier, VerifierModel
 from appliance.asklog.teacher_memory import TeacherMemory
@@ -163,6 +164,7 @@ class AskService:
             rows = self.store.query(sql.KB_QUESTIONS_SEARCH_TEXTS)
             self._context = BankContext.build(version, [form for _, form in rows])
             started = time.perf_counter()
+            warm_readings()
             for question, form in rows:  # the memory for the bank's features, taken now
                 self.search.warm(question, form)
                 warm_entry(question)

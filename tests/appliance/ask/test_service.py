@@ -6,6 +6,17 @@ from appliance.ask.service import AskService
 from appliance.common.textnorm import EmptyQuestionError
 
 
+def test_the_pinyin_readings_load_with_the_bank_not_in_a_students_ask(config):
+    from appliance.ask import key_term_swap
+
+    key_term_swap._readings.cache_clear()
+    svc = AskService.open(config)
+    try:
+        assert key_term_swap._readings.cache_info().currsize >= 1
+    finally:
+        svc.close()
+
+
 @pytest.fixture
 def service(config):
     svc = AskService.open(config)
