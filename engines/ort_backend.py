@@ -46,6 +46,8 @@ class OnnxRuntimeBackend:
         self.model_path = Path(model_path)
         served = self._session.get_providers()[0]
         self.name = "onnxruntime-cuda" if served == "CUDAExecutionProvider" else "onnxruntime-cpu"
+        #: ONNX Runtime sessions may be run from several threads at once.
+        self.thread_safe = True
         self.input_names = tuple(i.name for i in self._session.get_inputs())
         self.output_names = tuple(o.name for o in self._session.get_outputs())
         log.info("loaded %s with %s", Path(model_path).name, self.name)

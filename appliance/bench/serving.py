@@ -242,6 +242,7 @@ def write_bench_config(config: Config, path: Path) -> None:
         f"max_in_flight = {s.max_in_flight}\n"
         f"[ocr]\nqueue_max = {config.ocr.queue_max}\ndeadline_s = {config.ocr.deadline_s}\n"
         f"det_max_side = {config.ocr.det_max_side}\nthreads = {config.ocr.threads}\n"
+        f"rec_threads = {config.ocr.rec_threads}\n"
         f"busy_queue = {config.ocr.busy_queue}\ndet_max_side_busy = {config.ocr.det_max_side_busy}\n",
         encoding="utf-8",
     )

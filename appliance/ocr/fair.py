@@ -56,6 +56,12 @@ class FairTurns:
         with self._cond:
             return len(self._waiting)
 
+    @property
+    def idle(self) -> bool:
+        """No photo is being decoded or detected, and none waits for its turn."""
+        with self._cond:
+            return not self._busy and not self._waiting
+
     @contextmanager
     def turn(self, client: str, pixels: int, deadline: float) -> Iterator[None]:
         """Wait for this photo's turn (refused at once when the queues are full, given up

@@ -28,7 +28,7 @@ from appliance.ocr.glyphs import refine
 from appliance.ocr.image import DecodedImage
 from appliance.ocr.layout import LayoutParams, TextBox, cut_by_frame
 from appliance.ocr.page import arrange_page
-from appliance.ocr.rec import HEIGHT, Reading, TextRecognizer
+from appliance.ocr.rec import HEIGHT, Reading, RecParams, TextRecognizer
 from appliance.ocr.result import OcrLine
 from appliance.ocr.settings import OcrSettings
 from appliance.ocr.timing import Stopwatch
@@ -105,7 +105,8 @@ class PpOcrPipeline:
             det_backend = int8_detector(det_backend, str(models.det), settings)
         detector = TextDetector(det_backend, DetParams(max_side=settings.det_max_side))
         classifier = AngleClassifier(factory("cls", str(models.cls))) if settings.use_cls else None
-        recognizer = TextRecognizer(factory("rec", str(models.rec)), character_table(models.rec))
+        recognizer = TextRecognizer(factory("rec", str(models.rec)), character_table(models.rec),
+                                    RecParams(threads=settings.rec_threads))
         log.info("OCR: %s models from %s", models.version, models.det.parent)
         return cls(detector, classifier, recognizer, LayoutParams(min_confidence=settings.min_confidence))
 

@@ -58,7 +58,8 @@ class OcrReader:
         self.heic = enable_heic()
         recognizer = getattr(pipeline, "recognizer", None)
         self.rec_batcher = None if recognizer is None or not hasattr(pipeline, "find_lines") else MicroBatcher(
-            lambda crops: recognizer.read(crops), "ocr-rec", max_batch=64, max_wait_ms=rec_batch_wait_ms,
+            # one photo's lines on several cores only while no other photo is being detected
+            lambda crops: recognizer.read(crops, parallel=self._turns.idle), "ocr-rec", max_batch=64, max_wait_ms=rec_batch_wait_ms,
             max_queue=64 * max(1, queue_max))
 
     @classmethod

@@ -118,7 +118,7 @@ class _SlowLinesPipeline:
         from appliance.ocr.rec import Reading
 
         self.release, self.entered = threading.Event(), threading.Event()
-        self.recognizer = SimpleNamespace(read=lambda crops: [Reading("x", 1.0) for _ in crops])
+        self.recognizer = SimpleNamespace(read=lambda crops, parallel=True: [Reading("x", 1.0) for _ in crops])
         self.sides: list[int | None] = []
 
     def find_lines(self, image, det_max_side=None):
@@ -227,7 +227,7 @@ class _TurnPipeline:
         from appliance.ocr.rec import Reading
 
         self.tokens, self.served, self.entered = threading.Semaphore(0), [], threading.Event()
-        self.recognizer = SimpleNamespace(read=lambda crops: [Reading("x", 1.0) for _ in crops])
+        self.recognizer = SimpleNamespace(read=lambda crops, parallel=True: [Reading("x", 1.0) for _ in crops])
 
     def find_lines(self, image, det_max_side=None):
         from appliance.ocr.pipeline import FoundLines
@@ -337,3 +337,52 @@ def test_big_photos_cost_their_sender_turns():
     for t in [holder, *threads]:
         t.join()
     assert order == ["huge", "small", "small", "huge"]
+
+
+class _HeldPipeline:
+    """Each photo's detection waits for its own event (keyed by the photo's grey level);
+    recognition records whether it was allowed to spread over several threads."""
+
+    name = "held"
+
+    def __init__(self, levels):
+        from appliance.ocr.rec import Reading
+
+        self.release = {level: threading.Event() for level in levels}
+        self.entered = {level: threading.Event() for level in levels}
+        self.parallel: list[bool] = []
+        self.recognizer = SimpleNamespace(read=lambda crops, parallel=True: (
+            self.parallel.append(parallel), [Reading("x", 1.0) for _ in crops])[1])
+
+    def find_lines(self, image, det_max_side=None):
+        from appliance.ocr.pipeline import FoundLines
+        from appliance.ocr.timing import Stopwatch
+
+        level = int(image.pixels[0, 0, 0])
+        self.entered[level].set()
+        self.release[level].wait(5)
+        return FoundLines(image.pixels, [np.zeros((4, 2), np.float32)], [image.pixels[:48]], 0, Stopwatch())
+
+    def finish(self, lines, readings):
+        from appliance.ocr.pipeline import PageText
+
+        return PageText("".join(r.text for r in readings), (), 1.0)
+
+
+def test_a_photos_lines_spread_over_cores_only_while_no_other_photo_is_detected():
+    pipeline = _HeldPipeline((1, 2))
+    # recognition waits 300 ms for company, so photo 2 is in detection when photo 1's lines run
+    reader = OcrReader(pipeline, cache_size=0, rec_batch_wait_ms=300)
+    first = threading.Thread(target=reader.read, args=(_photo(1),))
+    second = threading.Thread(target=reader.read, args=(_photo(2),))
+    first.start()
+    assert pipeline.entered[1].wait(5)
+    second.start()
+    _wait_for(lambda: reader._waiting == 1)
+    pipeline.release[1].set()  # photo 1's lines go to recognition while photo 2 is detected
+    assert pipeline.entered[2].wait(5)
+    first.join(5)
+    pipeline.release[2].set()  # photo 2's lines: no other photo in the reader
+    second.join(5)
+    reader.close()
+    assert pipeline.parallel == [False, True]

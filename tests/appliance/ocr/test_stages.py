@@ -1,5 +1,7 @@
 """The pipeline's pieces without the models: geometry, DB post-processing, CTC decoding, batching."""
 
+import threading
+
 import numpy as np
 
 from appliance.ocr.cls import is_sideways
@@ -101,6 +103,62 @@ def test_recognition_is_batched_and_answers_in_input_order():
 def test_batches_keep_padding_small():
     assert plan_batches([1000, 100, 980, 120, 200], RecParams(max_padding=0.25)) == [[0, 2], [4, 3], [1]]
     assert plan_batches([100] * 5, RecParams(max_batch=2)) == [[0, 1], [2, 3], [4]]
+
+
+def test_with_two_threads_one_photos_lines_make_at_least_two_batches():
+    assert plan_batches([100] * 6, RecParams(), threads=2) == [[0, 1, 2], [3, 4, 5]]
+    assert plan_batches([100] * 40, RecParams(max_batch=16), threads=2)[0] == list(range(16))
+    assert plan_batches([100], RecParams(), threads=2) == [[0]]
+
+
+class ThreadSafeBackend(FakeBackend):
+    thread_safe = True
+
+    def __init__(self, output):
+        super().__init__(output)
+        self.threads = set()
+        self.gate = threading.Barrier(2, timeout=5)
+
+    def run(self, feeds):
+        self.threads.add(threading.get_ident())
+        self.gate.wait()  # both batches must be running at once to pass
+        return super().run(feeds)
+
+
+def test_batches_run_at_once_on_a_thread_safe_backend_and_answer_in_order():
+    crops = [np.zeros((48, w, 3), np.uint8) for w in (400, 80, 410, 90)]
+
+    def fake_output(batch):
+        out = np.full((batch.shape[0], batch.shape[3] // 8, 3), 0.1, np.float32)
+        out[:, 0, 1 if batch.shape[3] >= 400 else 2] = 1.0
+        return out
+
+    backend = ThreadSafeBackend(fake_output)
+    readings = TextRecognizer(backend, ["<blank>", "W", "N"], RecParams(min_width=0, threads=2, parallel_min=2)).read(crops)
+    assert [r.text for r in readings] == ["W", "N", "W", "N"]
+    assert len(backend.threads) == 2
+
+
+class RecordingThreadSafeBackend(FakeBackend):
+    thread_safe = True
+
+
+def test_a_call_of_few_lines_or_one_told_not_to_spread_stays_on_one_thread():
+    crops = [np.zeros((48, 100, 3), np.uint8)] * 4
+    backend = RecordingThreadSafeBackend(lambda b: np.full((b.shape[0], b.shape[3] // 8, 3), 0.1, np.float32))
+
+    def batches(params, **kwargs):
+        backend.batches.clear()
+        TextRecognizer(backend, ["<blank>", "W"], params).read(crops, **kwargs)
+        return sorted(shape[0] for shape in backend.batches)
+
+    assert batches(RecParams(min_width=0, threads=2, parallel_min=4)) == [2, 2]  # spread
+    assert batches(RecParams(min_width=0, threads=2, parallel_min=5)) == [4]  # too few lines
+    assert batches(RecParams(min_width=0, threads=2, parallel_min=4), parallel=False) == [4]  # cores busy
+
+
+def test_a_backend_that_does_not_say_it_is_thread_safe_runs_one_batch_at_a_time():
+    assert TextRecognizer(FakeBackend(), ["<blank>"], RecParams(threads=4)).threads == 1
 
 
 class StubDetector:
