@@ -96,6 +96,8 @@ _SYNONYMS = (
     "公转 绕太阳转 绕着太阳转 围绕太阳转 绕太阳运动 绕太阳公转 绕着太阳公转 围绕太阳公转 围绕着太阳公转 绕日公转",
     "月球 月亮",
     "自转 绕地轴转 绕着地轴转",
+    "小时 钟头",
+    "早上 早晨",
 )
 _CANONICAL = {term: group.split()[0] for group in _SYNONYMS for term in group.split()[1:]}
 # Latin terms as whole words only (digits may touch them); CJK has no word boundaries, but

@@ -113,7 +113,7 @@ def warm_entry(question: str) -> None:
     form = problem_of(question)
     for derive in (_contrast_terms, _pieces_of, _tuples_of, _relations_of, _named_formulas_of, _ranks_of,
                    _task_of, _words_of, _ordinals_of, _sequence_target, _time_asked, _reaction_sides,
-                   _solution_parts):
+                   _solution_parts, _sides_of, _canonical_form, _asked_kinds, _elements_of):
         derive(form)
 
 
@@ -209,6 +209,7 @@ def _ranks_of(p: ProblemForm) -> frozenset[str]:
 
 _WAR = re.compile(r"第([一二])次世界大战|(?:world\s+war\s+|ww\s*)(ii|i|1|2)\b|([一二])战", re.IGNORECASE)
 _RANK = re.compile(r"第\s*([二三四五六七八九十]|[2-9])\s*(?=[大长高多小深重快早晚低短少])"
+                   r"|(?:排|排名|排在|位居|位列|名列)\s*第\s*([二三四五六七八九十]|[2-9])(?![\d十])"
                    r"|\b(second|third|fourth|fifth|2nd|3rd|4th|5th)[\s-]+(?=\w*(?:est|most)\b)", re.IGNORECASE)
 _EN_RANK = {"second": "2", "third": "3", "fourth": "4", "fifth": "5", "2nd": "2", "3rd": "3", "4th": "4", "5th": "5"}
 
@@ -224,7 +225,8 @@ def ranks(text: str) -> set[str]:
         chinese = cn or short
         found.add("war " + (str(chinese_numeral(chinese)) if chinese else {"i": "1", "ii": "2"}.get(latin.lower(), latin)))
     for match in _RANK.finditer(strip_preface(text)):
-        number, en = match.groups()
+        number, placed, en = match.groups()
+        number = number or placed
         found.add(_rank_value(number) if number else _EN_RANK[en.lower()])
     return found
 
@@ -267,6 +269,8 @@ def other_span(q: ProblemForm, e: ProblemForm) -> bool:
     for span in q.spans:
         if _other_script(span, e.text):  # 「动力车间」 for "powerhouse": a translation
             continue
+        if _same_words(span, e):  # 7点 for 七点, 早晨 for 早上, a quoted sentence's words reordered
+            continue
         if e.spans:
             if not any(span == theirs or _within(span, theirs) for theirs in e.spans) \
                     and not (len(span) >= LONG_SPAN and span in e.form):
@@ -274,6 +278,45 @@ def other_span(q: ProblemForm, e: ProblemForm) -> bool:
         elif span not in e.form and not _sounds_within(span, e.form):
             return True
     return False
+
+
+def _same_words(span: str, e: ProblemForm) -> bool:
+    """The span is in the entry once numbers are written as digits and synonyms as one
+    term (“我每天早晨7点起床” in 我每天早上七点起床); or, in Latin letters, it is a sentence made
+    of the entry's words in another order ('Yesterday he ___ to school by bike')."""
+    if not span.isascii():
+        return len(span) >= 2 and _numerals_as_digits(same_terms(span)) in _canonical_form(e)
+    return len(span) >= MIN_COVERED_SENTENCE and _made_of(span, _words_of(e)[0])
+
+
+MIN_COVERED_SENTENCE = 10  # letters: a quoted sentence, not one word swapped for another
+
+
+def _canonical_form(p: ProblemForm) -> str:
+    return _derived(p, "canonical_form", lambda: _numerals_as_digits(same_terms(p.form)))
+
+
+def _numerals_as_digits(text: str) -> str:
+    return _CN_NUMERAL_RUN.sub(lambda m: str(chinese_numeral(m.group(0))), text)
+
+
+_CN_NUMERAL_RUN = re.compile(r"[〇零一二两三四五六七八九十百千万]+")
+
+
+def _made_of(letters: str, words: frozenset[str]) -> bool:
+    """``letters`` (a span with its spaces removed) split into three or more of ``words``,
+    each of two letters or more."""
+    latin = sorted((w for w in words if w.isascii() and len(w) >= 2), key=len, reverse=True)
+
+    @functools.lru_cache(maxsize=None)
+    def parts(start: int) -> int:  # most words that cover letters[start:], -1 when none do
+        if start == len(letters):
+            return 0
+        found = [parts(start + len(w)) for w in latin if letters.startswith(w, start)]
+        best = max(found, default=-1)
+        return best + 1 if best >= 0 else -1
+
+    return parts(0) >= 3
 
 
 def _other_script(span: str, text: str) -> bool:
@@ -319,9 +362,13 @@ def _task_words(p: ProblemForm) -> tuple[str, ...]:
     match = _TASK.match(unicodedata.normalize("NFKC", p.text))
     if not match:
         return ()
-    sentence = re.sub(r"[(（][^()（）]*[)）]", " ", match.group(2)).lower()
+    sentence = same_terms(re.sub(r"[(（][^()（）]*[)）]", " ", match.group(2)).lower())
     cues = [w for span in _SPANS_IN_QUOTES.findall(match.group(1)) for w in _WORD.findall(span.lower())]
-    return tuple(dict.fromkeys([*_WORD.findall(sentence), *cues]))
+    return tuple(w for w in dict.fromkeys([*_WORD.findall(sentence), *cues]) if w not in _NUMBER_WORDS)
+
+
+# "ten years" and "10 years" are one sentence: numbers are the givens' rule's to compare.
+_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve twenty".split())
 
 
 _SPANS_IN_QUOTES = re.compile(r"[\"“「']([^\"”」']{1,20})[\"”」']")
@@ -329,8 +376,8 @@ _SPANS_IN_QUOTES = re.compile(r"[\"“「']([^\"”」']{1,20})[\"”」']")
 
 def _words_of(p: ProblemForm) -> tuple[frozenset[str], str]:
     def read():
-        text = unicodedata.normalize("NFKC", p.text).lower()
-        return frozenset(_WORD.findall(text)), re.sub(r"[^a-z0-9\u3400-\u9fff]", "", text)
+        text = same_terms(unicodedata.normalize("NFKC", p.text).lower())
+        return frozenset(_WORD.findall(text)) - _NUMBER_WORDS, re.sub(r"[^a-z0-9\u3400-\u9fff]", "", text)
     return _derived(p, "words", read)
 
 
@@ -453,6 +500,8 @@ _SET_GROUPS = tuple(g for g in _GROUPS if any(t in g.split() for t in ("周长",
     "周长 斜边 斜边上的高 对角线",
     "省级行政区 地级市 县级市 城市",
     "太阳 地球 月球 水星 金星 火星 木星 土星 天王星 海王星",
+    "河流 大洋 湖泊 沙漠 岛屿 高原 平原 盆地",
+    "river ocean lake desert island plateau",
     "光合作用 呼吸作用 蒸腾作用",
     "体循环 肺循环",
     "速度 加速度 路程 位移 时间",
@@ -483,6 +532,8 @@ _IN_ENGLISH = {"过去式": ("tense",), "过去分词": ("participle",), "现在
                "比较级": ("comparative",), "最高级": ("superlative",), "复数": ("plural",), "单数": ("singular",)}
 # And an English term the Chinese one: "in parallel" is 并联.
 _IN_CHINESE = {"parallel": ("并联",), "series": ("串联",), "past participle": ("过去分词",), "past tense": ("过去式",),
+               "around the sun": ("公转",), "orbit the sun": ("公转",), "revolve": ("公转",),
+               "on its axis": ("自转",), "rotate": ("自转",), "spin": ("自转",),
                "comparative": ("比较级",), "superlative": ("最高级",), "plural": ("复数",)}
 _IN_CHINESE_RE = re.compile("|".join(rf"(?<![a-z]){re.escape(t)}(?![a-z])" for t in sorted(_IN_CHINESE, key=len, reverse=True)))
 
@@ -501,7 +552,27 @@ def other_expression(q: ProblemForm, e: ProblemForm) -> bool:
         mine = sorted(_OPERAND.findall(expr))
         if any(sorted(_OPERAND.findall(theirs)) == mine for theirs in e.expressions):
             return True
-    return other_relation(q, e) or reversed_operation(q, e)
+    return other_relation(q, e) or reversed_operation(q, e) or other_operator(q, e)
+
+
+def other_operator(q: ProblemForm, e: ProblemForm) -> bool:
+    """An operation of the question has the two operands of one of the entry's, in the same
+    order, under another operator (√48 × √3 against √48 ÷ √3): another result."""
+    for expr in q.expressions:
+        mine = _one_operator(expr)
+        if mine is None or expr in e.maths:
+            continue
+        if any((theirs := _one_operator(t)) is not None and theirs[1] == mine[1] and theirs[0] != mine[0]
+               for t in e.expressions):
+            return True
+    return False
+
+
+def _one_operator(expr: str) -> tuple[str, tuple[str, ...]] | None:
+    """(operator, (left, right)) of an expression with one of + - × / between two operands."""
+    operators = [c for c in expr if c in "+-×/"]
+    operands = tuple(_OPERAND.findall(expr))
+    return (operators[0], operands) if len(operators) == 1 and len(operands) == 2 else None
 
 
 def reversed_operation(q: ProblemForm, e: ProblemForm) -> bool:
@@ -596,6 +667,31 @@ def _tuples_of(p: ProblemForm) -> frozenset[tuple[str, str]]:
 _OPERAND = re.compile(r"[a-z0-9.^{}]+")
 
 
+def swapped_sides(q: ProblemForm, e: ProblemForm) -> bool:
+    """Both ask what one thing has and another lacks, with the two the other way round
+    (动物细胞有而植物细胞没有 against 植物细胞具有而动物细胞没有): the opposite answer."""
+    mine, theirs = _sides_of(q), _sides_of(e)
+    if not mine or not theirs or mine == theirs:
+        return False
+    (has, lacks), (e_has, e_lacks) = mine, theirs
+    return _overlaps(has, e_lacks) and _overlaps(lacks, e_has) and not _overlaps(has, e_has)
+
+
+def _overlaps(a: str, b: str) -> bool:
+    return a in b or b in a
+
+
+def _sides_of(p: ProblemForm) -> tuple[str, ...]:
+    def read():
+        match = _HAS_LACKS.search(p.form)
+        return tuple(g for g in match.groups() if g) if match else ()
+    return _derived(p, "sides", read)
+
+
+_HAS_LACKS = re.compile(r"([\u4e00-\u9fff]{2,6}?)(?:所?具有|所?含有|有)而([\u4e00-\u9fff]{2,6}?)(?:通常|一般|却)?(?:没有|不具有|不含有?|无)"
+                        r"|(?:in|of)(\w{3,20}?)butnot(?:in|of)?(\w{3,20}?)(?=$|[?.]|which|what)")
+
+
 def other_sequence_target(q: ProblemForm, e: ProblemForm) -> bool:
     """Both are sequence problems, and one asks for the sum of the first terms where the
     other asks for a term (前 10 项和 S₁₀ against a₁₀): the same givens, another result."""
@@ -625,6 +721,38 @@ _SEQUENCE_TERM = re.compile(r"(?:求|find|是多少|等于多少)\s*a\s*_?\{?(?:
                             r"|第\s*(?:\d+|[一二三四五六七八九十]+)\s*项(?![的之]?和)|\d+(?:st|nd|rd|th) term")
 
 
+def other_asked_kind(q: ProblemForm, e: ProblemForm) -> bool:
+    """The question asks who, when or where, and the entry asks something else of these
+    (辛亥革命的领导人是谁 against 辛亥革命爆发于哪一年; 《背影》写于哪一年 against its author)."""
+    mine, theirs = _asked_kinds(q), _asked_kinds(e)
+    return bool(theirs) and bool(mine - theirs)
+
+
+def _asked_kinds(p: ProblemForm) -> frozenset[str]:
+    return _derived(p, "asked kinds", lambda: frozenset(
+        kind for kind, pattern in _ASKED_KINDS.items() if pattern.search(fold(p.text))))
+
+
+_ASKED_KINDS = {
+    "person": re.compile(r"谁|哪位|哪两位|哪个人|哪些人|什么人|\bwho(?:m|se)?\b"),
+    "date": re.compile(r"哪一年|哪年|何年|哪一天|什么时候|什么时间|\bwhen\b|what year|which year"),
+    "place": re.compile(r"在哪(?:里|儿)?(?![一年天个位些种])|什么地方|哪个地方|\bwhere\b"),  # not 在哪一年
+}
+
+
+def other_element(q: ProblemForm, e: ProblemForm) -> bool:
+    """Both name chemical elements (镁原子, 钠元素), and the question one the entry does not."""
+    mine, theirs = _elements_of(q), _elements_of(e)
+    return bool(theirs) and bool(mine - theirs)
+
+
+def _elements_of(p: ProblemForm) -> frozenset[str]:
+    return _derived(p, "elements", lambda: frozenset(_ELEMENT.findall(p.form)))
+
+
+_ELEMENT = re.compile(r"([氢氦锂铍硼碳氮氧氟氖钠镁铝硅磷硫氯氩钾钙锰铁铜锌银金汞])(?=元素|原子|离子|单质)")
+
+
 def other_time_asked(q: ProblemForm, e: ProblemForm) -> bool:
     """One asks how long something lasted (经历了多少年, how many years) where the other asks
     in which year it happened: another answer from the same dates."""
@@ -643,7 +771,7 @@ def _read_time_asked(folded: str) -> str:
     return "date" if _DATE.search(folded) else ""
 
 
-_DURATION = re.compile(r"(?:经历|持续|历时|一共|共|存在|统治|维持|延续)了?\s*(?:多少|几)\s*(?:年|个?世纪)"
+_DURATION = re.compile(r"(?:经历|持续|历时|一共|共|存在|统治|维持|延续|相隔|间隔|隔|相差|差)了?\s*(?:多少|几)\s*(?:年|个?世纪)"
                        r"|(?:多少|几)年(?:的)?时间|how many years|how long did")
 _DATE = re.compile(r"哪一年|哪年|何年|什么时候|什么时间|what year|which year|\bwhen\b")
 
@@ -725,7 +853,9 @@ def vetoed(q: ProblemForm, e: ProblemForm, key_term_swap: bool) -> str | None:
     if key_term_swap or contrast_swap(q, e) or other_quantity(q, e) or other_rank(q, e) or more_ordinal(q, e) \
             or close_copy_swap(q.text, e.text) is not None:
         return "key term"
-    if other_sequence_target(q, e) or other_time_asked(q, e):
+    if other_element(q, e):
+        return "key term"
+    if other_sequence_target(q, e) or other_time_asked(q, e) or swapped_sides(q, e) or other_asked_kind(q, e):
         return "asked"
     return None
 

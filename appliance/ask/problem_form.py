@@ -275,7 +275,8 @@ def units(form: str) -> set[str]:
 _PREFACE = re.compile(
     r"^\s*(?:(?:第\s*[\d一二三四五六七八九十]+\s*(?:题|小题|问)|例\s*\d+|练习\s*\d+|作业\s*\d+"
     r"|(?:homework|exercise|question|problem|task|hw|ex|q)\s*\.?\s*\d+[a-z]?)\s*[:：.、)）,，-]?"
-    r"|\d{1,2}\s*[.、)）]\s*(?![\d]))\s*",
+    r"|\d{1,2}\s*[.、)）]\s*(?![\d])"
+    r"|[\u4e00-\u9fff]{0,4}(?:填空|选择|判断|练习|作业|习题|思考|应用|解答|问答)题?\s*\d{1,3}\s*[:：.、)）]?(?![\d.]))\s*",
     re.IGNORECASE,
 )
 

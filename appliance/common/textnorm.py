@@ -118,7 +118,15 @@ _CN_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 # so words such as 三角形, 二氧化碳 or 一元一次方程 are not read as numbers. A lone 一
 # ("一个长方形") is an article, not a quantity.
 _CN_NUMBER = re.compile(
-    r"(?<![\d.〇零一二两三四五六七八九十百千万])([〇零一二两三四五六七八九十百千万]{1,16})(?=折|倍|只|本|件|辆|名|岁|天|个?小时|个月|分钟|秒|厘米|千米|米|公里|千克|克|吨|升|点|项|欧|伏|安|瓦)"
+    r"(?<![\d.〇零一二两三四五六七八九十百千万])([〇零一二两三四五六七八九十百千万]{1,16})(?=折|倍|只|本|件|辆|名|岁|天|个?小时|个月|分钟|秒|厘米|千米|米|公里|千克|克|吨|升|点|项|欧|伏|安|瓦|元(?![一二]次)|块)"
+)
+# A Chinese numeral in arithmetic or a ratio spelled in words: 二x加上三等于十一 is
+# 2x + 3 = 11, 一比十万 is 1:100000 (比较 and 比例 are no ratio between numbers).
+_CN = "〇零一二两三四五六七八九十百千万"
+_CN_IN_MATHS = re.compile(
+    rf"(?<![{_CN}])([{_CN}]{{1,16}})(?=\s*(?:[xy](?![a-z])|加上?|减去?|乘以?|除以|等于|比(?!较|例)\s*[{_CN}]))"
+    rf"|(?:(?<=加上)|(?<=减去)|(?<=乘以)|(?<=除以)|(?<=等于)|(?<=[加减乘比]))\s*([{_CN}]{{1,16}})"
+    r"(?=\s*(?:$|[,.?!;:)、。，？！；：）]|[xy](?![a-z])|加|减|乘|除|等于|的|是|得))"  # not 加二氧化锰
 )
 # A Chinese fraction: 四分之三 is 3/4 (百分之二十 is 20 %: the 百 is no given).
 _CN_FRACTION = re.compile(r"(?<![〇零一二两三四五六七八九十百千万])([〇零一二两三四五六七八九十百千万]{1,16})分之"
@@ -145,17 +153,20 @@ _EN_WORD = re.compile(rf"\b({'|'.join(_EN_NUMBERS)})\b", re.IGNORECASE)
 
 
 def chinese_numeral(text: str) -> int:
-    """The value of a Chinese numeral: 十一 → 11, 两 → 2, 二〇二六 → 2026."""
+    """The value of a Chinese numeral: 十一 → 11, 两 → 2, 二〇二六 → 2026, 十万 → 100000."""
     if not any(ch in _CN_UNITS for ch in text):  # 七五折, 二〇二六: digit by digit
         return int("".join(str(_CN_DIGITS[ch]) for ch in text))
-    total, digit = 0, None
+    total, section, digit = 0, 0, None
     for ch in text:
         if ch in _CN_DIGITS:
             digit = _CN_DIGITS[ch]
+        elif ch == "万":  # multiplies everything before it: 三十五万 is 35 × 10000
+            total += ((section + (digit or 0)) or 1) * 10000
+            section, digit = 0, None
         else:
-            total += (1 if digit is None else digit) * _CN_UNITS[ch]
+            section += (1 if digit is None else digit) * _CN_UNITS[ch]
             digit = None
-    return total + (digit or 0)
+    return total + section + (digit or 0)
 
 
 def numbers(text: str) -> Counter[str]:
@@ -172,6 +183,9 @@ def numbers(text: str) -> Counter[str]:
         if whole != "百":
             found[str(chinese_numeral(whole))] += 1
     folded = _CN_FRACTION.sub(" ", folded)
+    for before, after in _CN_IN_MATHS.findall(folded):
+        found[str(chinese_numeral(before or after))] += 1
+    folded = _CN_IN_MATHS.sub(" ", folded)
     for word in _EN_NUMBER.findall(folded) if _NUMBER.search(folded) else ():
         found[str(_EN_NUMBERS[word.lower()])] += 1
     for numeral in _CN_NUMBER.findall(folded):

@@ -78,6 +78,20 @@ def veto(question: str, entry: str) -> str | None:
     # a title typed with a character that sounds the same
     ("孔已己的作者是谁", "《孔乙己》的作者是谁？"),
     ("《净夜思》是谁写的", "《静夜思》的作者是谁？"),
+    # a quote with its number in digits or a synonym, an English quote with its words reordered
+    ("“我每天早上7点起床”用英语怎么说", "把下面的句子翻译成英语：我每天早上七点起床。"),
+    ("请把“我每天早晨七点起床”翻译成英语", "把下面的句子翻译成英语：我每天早上七点起床。"),
+    ("Pick one: 'Yesterday he ___ to school by bike' (go, goes, went)",
+     "Choose the correct word: He ___ to school by bike yesterday. (go / goes / went)"),
+    ("填 since 还是 for：I have lived here ___ 10 years", 'Fill in the blank with "since" or "for": I have lived here ___ ten years.'),
+    # a labelled preface, a synonym, numbers written in words
+    ("数学作业5：计算 √48 ÷ √3", "计算：√48 ÷ √3"),
+    ("一辆车开了3个钟头，走了120千米，平均速度是多少千米/时", "一辆汽车 3 小时行驶了 120 千米，它的平均速度是多少千米/时？"),
+    ("比例尺一比十万的地图上，图上距离5厘米，实际距离多少千米", "一幅地图的比例尺是 1:100000，图上距离为 5 厘米，实际距离是多少千米？"),
+    ("解方程：二x加三等于十一", "解方程：2x + 3 = 11"),
+    # a rank written after the quantity, "in which year" asked with 在哪
+    ("长度排第二的河流是哪条", "我国第二长的河流是哪一条？"),
+    ("辛亥革命是在哪一年爆发的", "辛亥革命爆发于哪一年？"),
 ])
 def test_retyped_problems_are_the_same(typed, stored):
     assert veto(typed, stored) is None
@@ -191,6 +205,25 @@ def test_retyped_problems_are_the_same(typed, stored):
     ("已知集合 A = {1, 2, 3}，B = {2, 3, 4}，求 A - B（差集）", "已知集合 A = {1, 2, 3}，B = {2, 3, 4}，求 A ∪ B。", "key term"),
     # the reaction the other way round
     ("写出氧气和水反应生成过氧化氢的化学方程式。", "写出实验室用过氧化氢溶液制取氧气的化学方程式。", "expression"),
+    # one operator changed between the same two operands
+    ("计算：√48 × √3", "计算：√48 ÷ √3", "expression"),
+    ("计算 √48 + √3", "计算：√48 ÷ √3", "expression"),
+    # what one has and the other lacks, the other way round
+    ("动物细胞具有而植物细胞没有的结构有哪些", "植物细胞具有而动物细胞通常没有的结构有哪些？", "asked"),
+    # who against when, how long between two events against when one happened
+    ("辛亥革命是谁领导的", "辛亥革命爆发于哪一年？", "asked"),
+    ("《背影》是哪一年写成的", "《背影》的作者是谁？", "asked"),
+    ("鸦片战争和南京条约签订相隔几年", "《南京条约》是哪一年签订的？", "asked"),
+    # another element, another kind of water body, another rank, the other motion in English
+    ("镁元素的原子序数是多少", "钠元素的原子序数是多少？钠原子核外有几个电子？", "key term"),
+    ("What is the largest lake in the world?", "What is the longest river in the world?", "key term"),
+    ("我国长度排第三的河流是哪条", "我国第二长的河流是哪一条？", "key term"),
+    ("长度排第二的河流是哪条", "我国最长的河流是哪一条？", "key term"),
+    ("How long does the Earth take to orbit the Sun?", "地球自转一周的时间大约是多少？", "key term"),
+    # an English quote with a word of its own, a Chinese one with another number
+    ("Pick one: 'Yesterday he ___ to school by bus' (go, goes, went)",
+     "Choose the correct word: He ___ to school by bike yesterday. (go / goes / went)", "span"),
+    ("请把“我每天早上八点起床”翻译成英语", "把下面的句子翻译成英语：我每天早上七点起床。", "givens"),
 ])
 def test_one_changed_detail_is_another_problem(question, entry, why):
     assert veto(question, entry) == why
@@ -207,6 +240,9 @@ def test_a_numbered_preface_is_no_given():
     assert strip_preface("第3题：解方程 2x+3=13") == "解方程 2x+3=13"
     assert strip_preface("Homework 2: solve") == "solve"
     assert strip_preface("3.14 是什么") == "3.14 是什么"
+    assert strip_preface("历史填空3. 鸦片战争爆发于哪一年") == "鸦片战争爆发于哪一年"
+    assert strip_preface("选择题12、下列说法正确的是") == "下列说法正确的是"
+    assert strip_preface("计算3.5×2") == "计算3.5×2"  # an instruction, not a label
 
 
 def test_a_misspelt_word_is_not_a_swapped_term():

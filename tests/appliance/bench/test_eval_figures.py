@@ -6,8 +6,8 @@ import pytest
 from appliance.ask.service import AskService
 from appliance.bench import evaluation
 
-# The shipped model's figures on four tuning sets, 2026-12-03 (docs/BENCHMARKS.md,
-# "Issue 11", sixth pass). It is trained on the first three: these catch regressions, they
+# The shipped model's figures on six tuning sets, 2026-12-03 (docs/BENCHMARKS.md,
+# "Issue 11", seventh pass). It is trained on the first three: these catch regressions, they
 # do not tell how it does on new questions (the crossval step of verifier_training does).
 PINNED = {
     "demo_eval.csv": {
@@ -15,22 +15,30 @@ PINNED = {
         "abstain_precision": 0.8846, "max_ece": 0.07, "confident_precision": 0.994,
     },
     "tune_independent.csv": {
-        "top1": {"exact": 1.0, "paraphrase": 0.8713, "partial": 0.9661, "unanswerable": 0.915},
-        "abstain_precision": 0.9289, "max_ece": 0.04, "confident_precision": 0.995,
+        # abstain precision 0.9289 → 0.9246 in the seventh pass: a wrong answer became an
+        # abstention (the largest ocean, answered with the longest river)
+        "top1": {"exact": 1.0, "paraphrase": 0.8713, "partial": 0.9661, "unanswerable": 0.92},
+        "abstain_precision": 0.9246, "max_ece": 0.04, "confident_precision": 0.995,
     },
     "tune_independent2.csv": {
-        "top1": {"exact": 1.0, "paraphrase": 0.9385, "partial": 0.9538, "unanswerable": 0.9073},
-        "abstain_precision": 0.9442, "max_ece": 0.04, "confident_precision": 0.985,
+        "top1": {"exact": 1.0, "paraphrase": 0.9385, "partial": 0.9538, "unanswerable": 0.9171},
+        "abstain_precision": 0.9447, "max_ece": 0.04, "confident_precision": 0.985,
     },
-    # Read while writing the fourth to sixth passes' rules, never trained on.
+    # Read while writing the fourth to seventh passes' rules, never trained on.
     "tune_independent3.csv": {
-        "top1": {"exact": 1.0, "paraphrase": 0.8872, "partial": 0.9697, "unanswerable": 0.9341},
-        "abstain_precision": 0.9189, "max_ece": 0.04, "confident_precision": 0.98,
+        "top1": {"exact": 1.0, "paraphrase": 0.9023, "partial": 0.9697, "unanswerable": 0.9396},
+        "abstain_precision": 0.9293, "max_ece": 0.04, "confident_precision": 0.98,
     },
     # Written on 2026-12-03, scored once before the sixth pass's second step, then read.
     "tune_independent4.csv": {
-        "top1": {"exact": 1.0, "paraphrase": 0.8276, "partial": 0.9459, "unanswerable": 0.8914},
-        "abstain_precision": 0.8619, "max_ece": 0.045, "confident_precision": 0.98,
+        "top1": {"exact": 1.0, "paraphrase": 0.8483, "partial": 0.9459, "unanswerable": 0.8971},
+        "abstain_precision": 0.8771, "max_ece": 0.045, "confident_precision": 0.985,
+    },
+    # Written on 2026-12-03 (second stop), scored once with main's code, then read while
+    # writing the seventh pass's rules.
+    "tune_independent5.csv": {
+        "top1": {"exact": 1.0, "paraphrase": 0.8923, "partial": 0.89, "unanswerable": 0.8571},
+        "abstain_precision": 0.8721, "max_ece": 0.05, "confident_precision": 0.99,
     },
 }
 

@@ -1,6 +1,6 @@
 import pytest
 
-from appliance.common.textnorm import EmptyQuestionError, clean_question, numbers, search_form, spelled_numbers, trigrams
+from appliance.common.textnorm import EmptyQuestionError, chinese_numeral, clean_question, numbers, search_form, spelled_numbers, trigrams
 
 
 def test_search_form_folds_width_case_space_and_punctuation():
@@ -67,6 +67,14 @@ def test_odd_but_valid_text_passes_the_gate(raw):
     ("1.5万元", {"15000": 1}),
     ("5千克和3千米", {"5": 1, "3": 1}),
     ("一个长方形", {}),
+    # arithmetic and ratios spelled in words, money
+    ("一比十万的地图", {"1": 1, "100000": 1}),
+    ("二x加上三等于十一", {"2": 1, "3": 1, "11": 1}),
+    ("三乘以五", {"3": 1, "5": 1}),
+    ("两百元", {"200": 1}),
+    ("二元一次方程组", {}),
+    ("双氧水加二氧化锰", {}),  # a compound's numeral is no number
+    ("比较三角形的面积", {}),
 ])
 def test_numbers_read_chinese_counts_fractions_and_multipliers(text, expected):
     assert dict(numbers(text)) == expected
@@ -91,3 +99,7 @@ def test_a_numeral_thousands_of_characters_long_is_read_without_error(text):
 def test_numbers_spelt_out_are_read_wherever_they_stand():
     assert spelled_numbers("I have lived here ___ ten years.") == {"10"}
     assert spelled_numbers("Which one is larger, seventy or eight?") == {"70", "8"}
+
+
+def test_chinese_numerals_multiply_by_ten_thousand_as_a_whole():
+    assert [chinese_numeral(t) for t in ("十万", "三十五万", "一万二千", "两百", "十一")] == [100000, 350000, 12000, 200, 11]
