@@ -590,11 +590,10 @@ def reversed_operation(q: ProblemForm, e: ProblemForm) -> bool:
 def _lone_operation(expr: str) -> tuple[str, tuple[str, ...]] | None:
     """(operator, (left, right)) of an expression with one operator, a minus or a division
     between two different operands; else None."""
-    operators = [c for c in expr if c in "+-×/"]
-    operands = tuple(_OPERAND.findall(expr))
-    if len(operators) != 1 or operators[0] not in "-/" or len(operands) != 2 or operands[0] == operands[1]:
+    found = _one_operator(expr)
+    if found is None or found[0] not in "-/" or found[1][0] == found[1][1]:
         return None
-    return operators[0], operands
+    return found
 
 
 def other_relation(q: ProblemForm, e: ProblemForm) -> bool:
