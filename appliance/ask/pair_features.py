@@ -300,23 +300,18 @@ def _numerals_as_digits(text: str) -> str:
     return _CN_NUMERAL_RUN.sub(lambda m: str(chinese_numeral(m.group(0))), text)
 
 
-_CN_NUMERAL_RUN = re.compile(r"[〇零一二两三四五六七八九十百千万]+")
+_CN_NUMERAL_RUN = re.compile(r"(?<![〇零一二两三四五六七八九十百千万])[〇零一二两三四五六七八九十百千万]{1,16}(?![〇零一二两三四五六七八九十百千万])")
 
 
 def _made_of(letters: str, words: frozenset[str]) -> bool:
     """``letters`` (a span with its spaces removed) split into three or more of ``words``,
     each of two letters or more."""
-    latin = sorted((w for w in words if w.isascii() and len(w) >= 2), key=len, reverse=True)
-
-    @functools.lru_cache(maxsize=None)
-    def parts(start: int) -> int:  # most words that cover letters[start:], -1 when none do
-        if start == len(letters):
-            return 0
-        found = [parts(start + len(w)) for w in latin if letters.startswith(w, start)]
-        best = max(found, default=-1)
-        return best + 1 if best >= 0 else -1
-
-    return parts(0) >= 3
+    latin = [w for w in words if w.isascii() and len(w) >= 2]
+    most = [-1] * len(letters) + [0]  # most[i]: most words that cover letters[i:], -1 when none do
+    for start in range(len(letters) - 1, -1, -1):
+        ends = [most[start + len(w)] for w in latin if letters.startswith(w, start)]
+        most[start] = max((n + 1 for n in ends if n >= 0), default=-1)
+    return most[0] >= 3
 
 
 def _other_script(span: str, text: str) -> bool:
@@ -728,8 +723,10 @@ def other_asked_kind(q: ProblemForm, e: ProblemForm) -> bool:
 
 
 def _asked_kinds(p: ProblemForm) -> frozenset[str]:
-    return _derived(p, "asked kinds", lambda: frozenset(
-        kind for kind, pattern in _ASKED_KINDS.items() if pattern.search(fold(p.text))))
+    def read():
+        folded = fold(p.text)
+        return frozenset(kind for kind, pattern in _ASKED_KINDS.items() if pattern.search(folded))
+    return _derived(p, "asked kinds", read)
 
 
 _ASKED_KINDS = {

@@ -286,3 +286,12 @@ def test_rare_content_on_both_sides_reads_as_another_named_thing():
     assert organ[swap] > 0.7 and organ[lone] > 0.7
     assert same[swap] == 0.0 and same[lone] == 0.0
     assert row("写出实验室用氯酸钾制取氧气的化学方程式", "写出实验室用高锰酸钾制取氧气的化学方程式")[lone] > 0.7
+
+
+def test_span_checks_take_any_length_of_text():
+    from appliance.ask.pair_features import _made_of, _numerals_as_digits
+
+    assert _made_of("go" * 5000, frozenset({"go"}))  # no recursion limit
+    assert not _made_of("go" * 5000 + "x", frozenset({"go"}))
+    assert _numerals_as_digits("一" * 5000) == "一" * 5000  # a run too long to be a number stays as written
+    assert _numerals_as_digits("早上七点") == "早上7点"
