@@ -61,6 +61,18 @@ GROUPS = (
     "> < = ≥ ≤",
     "+ - × ÷",
 )
+# School chemicals by their formal name, then their common names (双氧水 is 过氧化氢溶液).
+COMPOUND_NAMES = (
+    "氢氧化钠 烧碱 火碱 苛性钠",
+    "氢氧化钙 熟石灰 消石灰",
+    "氧化钙 生石灰",
+    "碳酸氢钠 小苏打",
+    "碳酸钠 纯碱 苏打",
+    "过氧化氢溶液 双氧水",
+    "氯化钠 食盐",
+    "乙醇 酒精",
+    "汞 水银",
+)
 # Terms that mean the same thing in school problems. Both questions are compared with
 # every term replaced by the first of its group, so a swap between two of them is no
 # difference at all.
@@ -79,12 +91,7 @@ _SYNONYMS = (
     "mm 毫米",
     "km 千米 公里",
     "kg 千克 公斤",
-    "氢氧化钠 烧碱 火碱 苛性钠",
-    "氢氧化钙 熟石灰 消石灰",
-    "氧化钙 生石灰",
-    "碳酸氢钠 小苏打",
-    "碳酸钠 纯碱 苏打",
-    "过氧化氢溶液 双氧水",
+    *COMPOUND_NAMES,
     "opposite antonym",
     "周长 一圈的长度 一圈有多长 绕一圈的长度 绕它一圈",
     "中国共产党第一次全国代表大会 中共一大",
@@ -101,12 +108,25 @@ _SYNONYMS = (
 )
 _CANONICAL = {term: group.split()[0] for group in _SYNONYMS for term in group.split()[1:]}
 # Latin terms as whole words only (digits may touch them); CJK has no word boundaries, but
-# 欧 of 欧洲 is no unit, and 第一大题 is a part of a paper, not the largest.
-_NOT_BEFORE = {"欧": "(?![洲美亚])", "第一大": "(?!题)"}
+# 欧 of 欧洲 is no unit, 第一大题 is a part of a paper, not the largest, a 酒精灯 is a burner
+# and 苏打水 a drink.
+_NOT_BEFORE = {"欧": "(?![洲美亚])", "第一大": "(?!题)", "酒精": "(?!灯)", "苏打": "(?!水)"}
 _SYNONYM = re.compile("|".join(
     rf"(?<![a-z]){re.escape(term)}(?![a-z])" if term.isascii() else re.escape(term) + _NOT_BEFORE.get(term, "")
     for term in sorted(_CANONICAL, key=len, reverse=True)
 ))
+
+
+_FORMAL = {name: group.split()[0] for group in COMPOUND_NAMES for name in group.split()[1:]}
+_COMMON_NAME = re.compile("|".join(re.escape(name) + _NOT_BEFORE.get(name, "")
+                                   for name in sorted(_FORMAL, key=len, reverse=True)))
+
+
+def formal_names(text: str) -> str:
+    """A text with school chemicals' common names written as their formal names (双氧水 →
+    过氧化氢溶液): a question in the common name reads as the entry's problem, not as that
+    of 水, which it contains."""
+    return _COMMON_NAME.sub(lambda match: _FORMAL[match.group(0)], text)
 
 
 def same_terms(folded: str) -> str:

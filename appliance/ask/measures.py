@@ -20,11 +20,11 @@ _TABLE = {
     "毫米": ("length", ("毫米", "mm")), "厘米": ("length", ("厘米", "cm")),
     "分米": ("length", ("分米", "dm")), "米": ("length", ("米", "m")),
     "千米": ("length", ("千米", "公里", "km")),
-    "平方毫米": ("area", ("平方毫米", "mm²", "mm^2")), "平方厘米": ("area", ("平方厘米", "cm²", "cm^2")),
-    "平方分米": ("area", ("平方分米", "dm²", "dm^2")), "平方米": ("area", ("平方米", "m²", "m^2")),
-    "平方千米": ("area", ("平方千米", "平方公里", "km²", "km^2")), "公顷": ("area", ("公顷",)),
-    "立方厘米": ("volume", ("立方厘米", "cm³", "cm^3")), "立方分米": ("volume", ("立方分米", "dm³", "dm^3")),
-    "立方米": ("volume", ("立方米", "m³", "m^3")), "升": ("volume", ("升", "l")), "毫升": ("volume", ("毫升", "ml")),
+    "平方毫米": ("area", ("平方毫米", "mm²", "mm^2", "mm2")), "平方厘米": ("area", ("平方厘米", "cm²", "cm^2", "cm2")),
+    "平方分米": ("area", ("平方分米", "dm²", "dm^2", "dm2")), "平方米": ("area", ("平方米", "m²", "m^2", "m2")),
+    "平方千米": ("area", ("平方千米", "平方公里", "km²", "km^2", "km2")), "公顷": ("area", ("公顷",)),
+    "立方厘米": ("volume", ("立方厘米", "cm³", "cm^3", "cm3")), "立方分米": ("volume", ("立方分米", "dm³", "dm^3", "dm3")),
+    "立方米": ("volume", ("立方米", "m³", "m^3", "m3")), "升": ("volume", ("升", "l")), "毫升": ("volume", ("毫升", "ml")),
     "毫克": ("mass", ("毫克", "mg")), "克": ("mass", ("克", "g")), "千克": ("mass", ("千克", "公斤", "kg")),
     "吨": ("mass", ("吨", "t")), "斤": ("mass", ("斤",)),
     "秒": ("time", ("秒", "s")), "分钟": ("time", ("分钟", "min")), "小时": ("time", ("小时", "时", "h")),
@@ -34,12 +34,14 @@ _TABLE = {
     "焦": ("energy", ("焦耳", "焦", "j")), "瓦": ("power", ("瓦特", "瓦", "w")),
     "毫安": ("current", ("毫安", "ma")), "毫伏": ("voltage", ("毫伏", "mv")), "千瓦": ("power", ("千瓦", "kw")),
     "千瓦时": ("energy", ("千瓦时", "kwh", "kw·h")), "千焦": ("energy", ("千焦", "kj")), "千帕": ("pressure", ("千帕", "kpa")),
-    "千欧": ("resistance", ("千欧", "kω")),
+    "千欧": ("resistance", ("千欧", "kω")), "%": ("fraction", ("%",)),
     "伏": ("voltage", ("伏特", "伏", "v")), "安": ("current", ("安培", "安", "a")), "欧": ("resistance", ("欧姆", "欧", "ω")),
 }
-# Spellings that are also ordinary words or letters: only after a number or a slash.
+# Spellings that are also ordinary words or letters: only after a number or a slash. The
+# text is read after NFKC, which writes cm² as cm2.
 _BOUND = {"ma", "mv", "kw", "kwh", "kw·h", "kj", "kpa", "kω", "时", "天", "升", "克", "牛", "帕", "焦", "瓦", "伏", "安", "欧", "n", "pa", "j", "w", "v", "a", "ω", "m", "mm", "cm", "dm", "km", "l", "ml", "mg", "g", "kg", "t", "s", "min", "h", "d",
-          "mm²", "mm^2", "cm²", "cm^2", "dm²", "dm^2", "m²", "m^2", "km²", "km^2", "cm³", "cm^3", "dm³", "dm^3", "m³", "m^3"}
+          "mm²", "mm^2", "cm²", "cm^2", "dm²", "dm^2", "m²", "m^2", "km²", "km^2", "cm³", "cm^3", "dm³", "dm^3", "m³", "m^3",
+          "mm2", "cm2", "dm2", "m2", "km2", "cm3", "dm3", "m3"}
 # Chinese words holding a unit's character that are no unit (玉米, 克服, 升高).
 _NOT_UNITS = re.compile(r"玉米|米饭|大米|克服|克隆|巧克力|升高|上升|升华|升旗|升级|天气|天空|天然|今天|明天|昨天|天文|天体")
 
@@ -70,6 +72,9 @@ class Measures:
     units: frozenset[str]
     #: (number, what it counts): its unit, or the Latin word right after it ("5 red balls").
     bound: frozenset[tuple[str, str]] = frozenset()
+    #: The unit the answer is asked in ("多少平方厘米", "how many seconds"), canonical; ""
+    #: where the question names none.
+    asked: str = ""
 
 
 def read_measures(text: str) -> Measures:
@@ -86,7 +91,50 @@ def read_measures(text: str) -> Measures:
     for match in _NUMBER_WORD.finditer(folded):
         if match.group(2) not in _CANONICAL and match.group(2) not in _LINK_WORDS:
             bound.add((_canonical_number(match.group(1)), match.group(2)))
-    return Measures(frozenset(given), frozenset(units), frozenset(bound))
+    return Measures(frozenset(given), frozenset(units), frozenset(bound), asked_unit(folded))
+
+
+# English names of the units an answer is asked in ("how many square centimetres").
+_ENGLISH_NAMES = {"millimet": "毫米", "centimet": "厘米", "decimet": "分米", "kilomet": "千米", "met": "米",
+                  "milligram": "毫克", "kilogram": "千克", "gram": "克", "millilit": "毫升", "lit": "升",
+                  "second": "秒", "minute": "分钟", "hour": "小时", "day": "天", "ton": "吨"}
+_ENGLISH_UNIT = r"(?:square\s+|cubic\s+)?(?:millimet|centimet|decimet|kilomet|met|milligram|kilogram|gram|millilit|lit)(?:re|er)?s?" \
+    r"|(?:second|minute|hour|day|ton)s?"
+
+
+def _asked_pattern() -> re.Pattern:
+    spellings = sorted({s for _, spelled in _TABLE.values() for s in spelled}, key=len, reverse=True)
+    unit = "|".join(re.escape(s) + (r"(?![a-z])" if s.isascii() else "") for s in spellings)
+    unit = rf"(?:{_ENGLISH_UNIT}(?![a-z])|{unit})"
+    # 几时 asks "when", not in hours.
+    return re.compile(rf"(?:多少|几(?!时))\s*个?\s*({unit})|how\s+(?:many|much)\s+({unit})")
+
+
+_ASKED = _asked_pattern()
+
+
+def asked_unit(folded: str) -> str:
+    """The canonical unit the answer is asked in ("" for none): the unit right after 多少,
+    几 or "how many". Of a rate only the first unit (多少千米/时 and 每小时开多少千米 both ask
+    in 千米): a rate in other units is :func:`other_units`' to tell."""
+    match = _ASKED.search(folded)
+    return _unit_name(match.group(1) or match.group(2)) if match else ""
+
+
+def _unit_name(spelled: str) -> str:
+    if spelled in _CANONICAL:
+        return _CANONICAL[spelled]
+    words = spelled.split()
+    prefix = {"square": "平方", "cubic": "立方"}.get(words[0], "") if len(words) > 1 else ""
+    stem = words[-1]
+    name = next(_ENGLISH_NAMES[k] for k in sorted(_ENGLISH_NAMES, key=len, reverse=True) if stem.startswith(k))
+    return prefix + name
+
+
+def other_unit_asked(q: Measures, e: Measures) -> bool:
+    """Both ask for the answer in a unit, and not in the same one: 周长是多少平方厘米 is not
+    the entry that asks 周长是多少厘米, "how many minutes" not the one in hours."""
+    return bool(q.asked and e.asked) and q.asked != e.asked
 
 
 _NUMBER_WORD = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s+([a-z]{2,})")
@@ -135,6 +183,15 @@ def other_units(q: Measures, e: Measures) -> bool:
         if theirs is not None and theirs != unit and quantity(theirs) == quantity(unit):
             return True
     return any(quantity(a) == quantity(b) for a in q.units - e.units for b in e.units)
+
+
+def other_quantity_given(q: Measures, e: Measures) -> bool:
+    """A number of the question measures another quantity than the same number does in
+    the entry (10% of a solution for its 10 g of salt, 3 秒 for 3 米): the figures are
+    not the entry's."""
+    theirs = _by_number(e.given)
+    return any(theirs.get(number) and all(quantity(u) != quantity(unit) for u in theirs[number])
+               and (number, unit) not in e.given for number, unit in q.given)
 
 
 _CONVERTED = {"length", "area", "volume", "mass"}

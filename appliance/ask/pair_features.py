@@ -21,7 +21,7 @@ import numpy as np
 
 from appliance.ask.key_term_swap import GROUPS as _GROUPS
 from appliance.ask.key_term_swap import close_copy_swap, lone_replacement, same_terms, sounds_alike
-from appliance.ask.measures import mixed_units, other_units, swapped_roles
+from appliance.ask.measures import mixed_units, other_quantity_given, other_unit_asked, other_units, swapped_roles
 from appliance.ask.problem_form import ProblemForm, named_formulas, read_problem, strip_preface, units
 from appliance.common.textnorm import chinese_numeral, fold, search_form, spelled_numbers, trigrams
 
@@ -398,8 +398,26 @@ def _sounds_within(span: str, theirs: str) -> bool:
 
 
 def more_negation(q: ProblemForm, e: ProblemForm) -> bool:
-    """The question negates where the entry does not ("which is NOT", 不正确的是, 不充分)."""
-    return q.negations > e.negations
+    """The question negates where the entry does not ("which is NOT", 不正确的是, 不充分).
+    What one side lacks in a text that says what the other has (植物细胞有而动物细胞没有,
+    "in plants but not in animals") tells what is unique to one side: no negation on
+    either side, so 哪些结构不是植物细胞特有的 negates the entry that asks what is."""
+    return _plain_negations(q) > _plain_negations(e)
+
+
+def _plain_negations(p: ProblemForm) -> int:
+    def read():
+        folded = fold(p.text)
+        unique = len(_LACKS.findall(folded)) if _HAS.search(folded) else 0
+        return max(0, p.negations - unique - len(_BUT_NOT.findall(folded)))
+    return _derived(p, "plain negations", read)
+
+
+# What one side lacks in a text that says what the other has (植物细胞有哪些结构是动物细胞
+# 没有的, 动物细胞一般没有、而植物细胞有的): the negation says what only one side has.
+_LACKS = re.compile(r"没有|不具有|不含有?")
+_HAS = re.compile(r"(?<![没不无])(?:具有|含有|有)")
+_BUT_NOT = re.compile(r"\bbut\s+not\s+(?:in|of|by)\b")
 
 
 def contrast_swap(q: ProblemForm, e: ProblemForm) -> bool:
@@ -715,6 +733,27 @@ _SEQUENCE_TERM = re.compile(r"(?:求|find|是多少|等于多少)\s*a\s*_?\{?(?:
                             r"|第\s*(?:\d+|[一二三四五六七八九十]+)\s*项(?![的之]?和)|\d+(?:st|nd|rd|th) term")
 
 
+def each_for_sum(q: ProblemForm, e: ProblemForm) -> bool:
+    """One asks for each one where the other asks for the sum (每个内角 against 内角和,
+    "each interior angle" against "the sum of the interior angles"): the same figure,
+    another answer. A side that names both (每个…一共) is a word problem, never vetoed."""
+    mine, theirs = _each_or_sum(q), _each_or_sum(e)
+    return bool(mine and theirs) and mine != theirs
+
+
+def _each_or_sum(p: ProblemForm) -> str:
+    """"each", "sum", or "" (neither, or both)."""
+    def read():
+        folded = fold(p.text)
+        each, total = bool(_EACH.search(folded)), bool(_SUM.search(folded))
+        return "each" if each and not total else "sum" if total and not each else ""
+    return _derived(p, "each or sum", read)
+
+
+_EACH = re.compile(r"每一?个|每一?条|每一?边|\beach\b|\bevery\b")
+_SUM = re.compile(r"[\u4e00-\u9fff]和(?:是|为|等于|有|多少|[?？。]|$)|之和|总和|一共|\bsum\b|\btotal\b|\baltogether\b")
+
+
 def other_asked_kind(q: ProblemForm, e: ProblemForm) -> bool:
     """The question asks who, when or where, and the entry asks something else of these
     (辛亥革命的领导人是谁 against 辛亥革命爆发于哪一年; 《背影》写于哪一年 against its author)."""
@@ -734,6 +773,36 @@ _ASKED_KINDS = {
     "date": re.compile(r"哪一年|哪年|何年|哪一天|什么时候|什么时间|\bwhen\b|what year|which year"),
     "place": re.compile(r"在哪(?:里|儿)?(?![一年天个位些种])|什么地方|哪个地方|\bwhere\b"),  # not 在哪一年
 }
+
+
+def other_name(q: ProblemForm, e: ProblemForm) -> bool:
+    """Each names a person or place, capitalised inside an English sentence, that the other
+    text lacks (Vasco da Gama and India against Christopher Columbus and the Americas):
+    another named thing. A name is present when the other text has a word starting with
+    its first five letters, in any case (Americas for America), or a misspelling of it
+    (Colombus); acronyms (DNA, SI) and a sentence's first word are no names."""
+    mine, theirs = _names_of(q), _names_of(e)
+    if not mine or not theirs:
+        return False
+    q_words, e_words = _latin_words(q), _latin_words(e)
+    return any(not _named_in(n, e_words) for n in mine) and any(not _named_in(n, q_words) for n in theirs)
+
+
+def _names_of(p: ProblemForm) -> frozenset[str]:
+    return _derived(p, "names", lambda: frozenset(m.group(1).lower() for m in _NAME.finditer(p.text)))
+
+
+def _latin_words(p: ProblemForm) -> frozenset[str]:
+    return _derived(p, "latin words", lambda: frozenset(re.findall(r"[a-z]+", p.text.lower())))
+
+
+def _named_in(name: str, words: frozenset[str]) -> bool:
+    stem = name[:5]
+    return any(w.startswith(stem) or (len(w) >= 4 and stem.startswith(w)) for w in words) or _near_word(name, words)
+
+
+# A capitalised word after a lower-case word or a comma: not a sentence's first word.
+_NAME = re.compile(r"(?<=[a-z,] )([A-Z][a-z]{2,})(?![A-Za-z])")
 
 
 def other_element(q: ProblemForm, e: ProblemForm) -> bool:
@@ -842,16 +911,18 @@ def vetoed(q: ProblemForm, e: ProblemForm, key_term_swap: bool) -> str | None:
     if other_span(q, e) or other_task_content(q, e):
         return "span"
     if other_units(q.measures, e.measures) or swapped_roles(q.measures, e.measures) \
-            or mixed_units(q.measures, e.measures) or other_solution_part(q, e):
+            or mixed_units(q.measures, e.measures) or other_solution_part(q, e) \
+            or other_unit_asked(q.measures, e.measures) or other_quantity_given(q.measures, e.measures):
         return "units"
     if more_negation(q, e):
         return "negation"
     if key_term_swap or contrast_swap(q, e) or other_quantity(q, e) or other_rank(q, e) or more_ordinal(q, e) \
             or close_copy_swap(q.text, e.text) is not None:
         return "key term"
-    if other_element(q, e):
+    if other_element(q, e) or other_name(q, e):
         return "key term"
-    if other_sequence_target(q, e) or other_time_asked(q, e) or swapped_sides(q, e) or other_asked_kind(q, e):
+    if other_sequence_target(q, e) or other_time_asked(q, e) or swapped_sides(q, e) or other_asked_kind(q, e) \
+            or each_for_sum(q, e):
         return "asked"
     return None
 

@@ -27,6 +27,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
+from appliance.ask.key_term_swap import formal_names
 from appliance.ask.measures import Measures, read_measures
 from appliance.common.textnorm import fold, numbers, search_form, trigrams
 
@@ -106,7 +107,7 @@ def read_problem(text: str) -> ProblemForm:
     stripped = without_constants(text)
     canonical = canonical_maths(text)
     expressions = tuple(dict.fromkeys(e for e in _expressions(canonical) if e))
-    form = search_form(text)
+    form = formal_names(search_form(text))
     return ProblemForm(
         text=text, form=form, givens=givens,
         scripts=scripts, expressions=expressions, maths=re.sub(r"\s+", "", canonical),

@@ -153,7 +153,7 @@ def test_retyped_problems_are_the_same(typed, stored):
     ("标准状况下11.2L氧气的质量是多少克", "标准状况下，11.2 L 氧气的物质的量是多少？", "key term"),
     # another property of the same element, another measure of the same solid
     ("镁原子的质子数是多少", "镁元素的相对原子质量是多少？", "key term"),
-    ("棱长5分米的正方体，棱长总和是多少分米", "一个正方体的棱长是 5 分米，它的体积是多少立方分米？", "key term"),
+    ("棱长5分米的正方体，棱长总和是多少分米", "一个正方体的棱长是 5 分米，它的体积是多少立方分米？", "units"),
     # a set operation named in words against its symbol
     ("M={0,1} N={1,5} 求并集", "已知集合 M = {0, 1}，N = {1, 5}，求 M ∩ N。", "key term"),
     ("the intersection of M={0,1} and N={1,5}", "Given M = {0, 1} and N = {1, 5}, find M ∪ N.", "key term"),
@@ -295,3 +295,56 @@ def test_span_checks_take_any_length_of_text():
     assert not _made_of("go" * 5000 + "x", frozenset({"go"}))
     assert _numerals_as_digits("一" * 5000) == "一" * 5000  # a run too long to be a number stays as written
     assert _numerals_as_digits("早上七点") == "早上7点"
+
+
+PLANT_ONLY = "植物细胞具有而动物细胞通常没有的结构有哪些？"
+
+
+@pytest.mark.parametrize("question", [
+    "植物细胞有哪些结构是动物细胞没有的",
+    "动物细胞一般没有、而植物细胞有的结构是哪些",
+    "植物细胞特有结构",
+])
+def test_what_one_side_lacks_is_no_negation(question):
+    assert veto(question, PLANT_ONLY) is None
+
+
+def test_negating_what_is_unique_is_another_problem():
+    assert veto("哪些结构不是植物细胞特有的，动物细胞也有？", PLANT_ONLY) == "negation"
+    assert veto("Which structures are not found only in plant cells?",
+                "Which structures are found in plant cells but not in animal cells?") == "negation"
+
+
+@pytest.mark.parametrize("question, entry", [
+    ("What is the measure of each interior angle of a regular hexagon?", "What is the sum of the interior angles of a hexagon?"),
+    ("正六边形每个内角是多少度", "六边形的内角和是多少度？"),
+    ("三角形的内角和是多少度", "等边三角形每个内角是多少度"),
+])
+def test_each_one_for_the_sum_is_another_problem(question, entry):
+    assert veto(question, entry) == "asked"
+
+
+def test_a_word_problem_with_each_and_a_total_is_not_vetoed_for_it():
+    assert veto("每箱有5个苹果，3箱一共有多少个苹果", "每箱装 5 个苹果，3 箱一共装多少个苹果？") is None
+
+
+def test_common_chemical_names_read_as_formal_names():
+    assert problem_of("用双氧水制取氧气").form == problem_of("用过氧化氢溶液制取氧气").form
+    assert problem_of("食盐的主要成分").form == problem_of("氯化钠的主要成分").form
+    assert "酒精灯" in problem_of("用酒精灯加热").form
+
+
+COLUMBUS = "In what year did Christopher Columbus first reach the Americas?"
+
+
+def test_another_named_person_or_place_is_another_problem():
+    assert veto("In what year did Vasco da Gama first reach India?", COLUMBUS) == "key term"
+
+
+@pytest.mark.parametrize("question", [
+    "what year did Colombus first get to America",
+    "When did Columbus reach America?",
+    "In what year did Christopher Columbus first reach the Americas? Thanks Mr Li",
+])
+def test_a_name_misspelt_shortened_or_beside_a_greeting_is_the_entrys(question):
+    assert veto(question, COLUMBUS) is None
