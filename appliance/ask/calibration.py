@@ -68,6 +68,21 @@ def most_right_threshold(confidence: np.ndarray, right: np.ndarray, weights: np.
     return best_t
 
 
+#: Terse decisions needed to choose their own threshold; with fewer, they share the general one.
+TERSE_MIN = 30
+
+
+def terse_threshold(confidence: np.ndarray, right: np.ndarray, terse_mask: np.ndarray,
+                    weights: np.ndarray | None = None) -> float | None:
+    """The threshold that makes the most terse questions' decisions right, chosen as the
+    general one is (:func:`most_right_threshold`), or None with fewer than TERSE_MIN."""
+    terse_mask = np.asarray(terse_mask, bool)
+    if terse_mask.sum() < TERSE_MIN:
+        return None
+    w = None if weights is None else np.asarray(weights, float)[terse_mask]
+    return most_right_threshold(np.asarray(confidence, float)[terse_mask], np.asarray(right, float)[terse_mask], w)
+
+
 def _platt_knots(raw: np.ndarray, right: np.ndarray, weights=None) -> tuple[np.ndarray, np.ndarray]:
     """Platt scaling, tabulated at 201 raw scores for ``np.interp``."""
     from sklearn.linear_model import LogisticRegression

@@ -142,6 +142,22 @@ def pair_features(q: ProblemForm, e: ProblemForm, vocab: BankVocabulary, dense: 
     ], dtype=np.float64)
 
 
+def terse(p: ProblemForm) -> bool:
+    """The question is a note of a problem, not a sentence: content without a question word
+    or a task's verb (体循环 起点, Dd×dd 矮茎比例, gcd(24,36), "Qin dynasty founded year").
+    Such a question says less than a sentence, so its best entry is judged with a threshold
+    of its own (:class:`~appliance.ask.verify.VerifierModel`); text without a letter or a
+    digit ("？？？") is none."""
+    return _derived(p, "terse", lambda: bool(_CONTENT.search(p.text)) and _ASKING.search(p.text) is None)
+
+
+_CONTENT = re.compile(r"[A-Za-z0-9\u3400-\u9fff]")
+_ASKING = re.compile(r"什么|哪|多少|几|吗|呢|怎么|怎样|如何|谁|为何|是|求|计算|写出|写|解|判断|说明|比较|请|帮|"
+                     r"(?<![a-z])(?:what|how|which|who|whom|whose|when|where|why|is|are|was|were|does|do|did|can|"
+                     r"find|solve|calculate|explain|describe|state|give|name|list|choose|fill|translate|change|"
+                     r"write|work out|simplify|factori[sz]e|expand|evaluate|determine|show)(?![a-z])", re.IGNORECASE)
+
+
 def givens_missing(q: ProblemForm, e: ProblemForm) -> int:
     """The question's givens the entry lacks. A number the entry writes as an exponent or
     index counts as present (the student typed "以2为底" for log₂, "第10项" for a₁₀)."""

@@ -10,6 +10,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 from appliance.asklog.tokens import AskTokens
 from appliance.asklog.log import AskLog, AskRecord, UnknownAskError
 from appliance.common.batcher import ItemFailed, MicroBatcher
@@ -24,7 +26,7 @@ from appliance.ask.search import Candidate, HybridSearch, Signal
 from appliance.ask import calibration
 from appliance.ask.calibration import RECALIBRATE_MIN
 from appliance.ask.key_term_swap import warm_readings
-from appliance.ask.pair_features import warm_entry
+from appliance.ask.pair_features import question_problem, terse, warm_entry
 from appliance.ask.verify import BankContext, TeacherView, Verifier, VerifierModel
 from appliance.asklog.teacher_memory import TeacherMemory
 from appliance.db import sql
@@ -215,7 +217,7 @@ class AskService:
         if len(labels) < RECALIBRATE_MIN:
             return False
         vectors = self._encode_direct([label.wording for label in labels])
-        raws, rights = [], []
+        raws, rights, terse_flags = [], [], []
         for label, vector in zip(labels, vectors):
             ranked = self.search.search(label.wording, vector, bank_version=self._index_version)
             scored = self.verifier.score(label.wording, vector, ranked, self._context, TeacherView())
@@ -225,13 +227,16 @@ class AskService:
             if label.right or top.entry["id"] == label.entry_id:
                 raws.append(top.raw)
                 rights.append(label.right and top.entry["id"] == label.entry_id)
+                terse_flags.append(terse(question_problem(label.wording)))
         try:
             fitted = calibration.fit_on_decisions(raws, rights)
         except calibration.CalibrationError as exc:
             log.warning("recalibration skipped: %s", exc)
             return False
+        terse_at = calibration.terse_threshold(fitted(np.asarray(raws, float)), rights, terse_flags)
         self.verifier.model = self.verifier.model.with_calibration(
-            fitted.x, fitted.y, fitted.threshold, f"recalibrated on {len(raws)} of the school's judged asks")
+            fitted.x, fitted.y, fitted.threshold, f"recalibrated on {len(raws)} of the school's judged asks",
+            terse_threshold=terse_at)
         self.clear_answer_cache()
         log.info("recalibrated on %d judged asks: abstain below %.3f", len(raws), fitted.threshold)
         return True
@@ -412,7 +417,7 @@ class AskService:
         ranked = ranked + self._alias_candidates(question, vector, ranked)
         watch.lap("search")
         scored = self.verifier.score(question, vector, ranked, self._context, self._teacher)
-        decision = self.verifier.decide(scored)
+        decision = self.verifier.decide(scored, question)
         watch.lap("policy")
         return decision
 

@@ -9,7 +9,10 @@ model (weights in ``appliance/data/verifier.json``, trained by
 :mod:`appliance.bench.verifier_training` on pairs made from the bank and the tuning set)
 turns them into a raw score. The best-scoring candidate is the answer when its
 *calibrated* probability (an isotonic map fitted on labelled asks) reaches the abstain
-threshold chosen for the target precision.
+threshold chosen for the target precision. A terse question (a note such as 体循环 起点,
+:func:`~appliance.ask.pair_features.terse`) has a threshold of its own, chosen the same way
+on terse questions: its confidence is read on the same map, so it is answered at a lower
+one.
 
 The teacher's corrections take part: an approved wording is an alias of its entry
 (compared like the entry's own question), and a rejected (wording, entry) pair is never
@@ -26,7 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from appliance.ask.pair_features import FEATURES, BankVocabulary, pair_features, problem_of, question_problem, vetoed
+from appliance.ask.pair_features import (FEATURES, BankVocabulary, pair_features, problem_of, question_problem, terse,
+                                         vetoed)
 from appliance.ask.policy import Decision
 from appliance.ask.key_term_swap import third_variant
 from appliance.ask.search import Candidate
@@ -58,6 +62,8 @@ class VerifierModel:
     #: Abstain below this calibrated probability (chosen for the target precision).
     threshold: float
     note: str = ""
+    #: A terse question's threshold (chosen the same way on terse questions); None: the same.
+    terse_threshold: float | None = None
 
     @classmethod
     def from_dict(cls, raw: dict) -> "VerifierModel":
@@ -68,6 +74,7 @@ class VerifierModel:
                 intercept=float(raw["intercept"]), calib_x=np.asarray(raw["calib_x"], float),
                 calib_y=np.asarray(raw["calib_y"], float), threshold=float(raw["threshold"]),
                 note=str(raw.get("note", "")),
+                terse_threshold=None if raw.get("terse_threshold") is None else float(raw["terse_threshold"]),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise VerifierModelError(f"verifier model is malformed: {exc}") from None
@@ -80,6 +87,7 @@ class VerifierModel:
             "features": list(self.features), "mean": self.mean.tolist(), "scale": self.scale.tolist(),
             "coef": self.coef.tolist(), "intercept": self.intercept, "calib_x": self.calib_x.tolist(),
             "calib_y": self.calib_y.tolist(), "threshold": self.threshold, "note": self.note,
+            "terse_threshold": self.terse_threshold,
         }
 
     @classmethod
@@ -106,9 +114,17 @@ class VerifierModel:
             return float(raw)
         return float(np.interp(raw, self.calib_x, self.calib_y))
 
-    def with_calibration(self, calib_x: np.ndarray, calib_y: np.ndarray, threshold: float, note: str) -> "VerifierModel":
+    def with_calibration(self, calib_x: np.ndarray, calib_y: np.ndarray, threshold: float, note: str,
+                         terse_threshold: float | None = None) -> "VerifierModel":
         return VerifierModel(self.features, self.mean, self.scale, self.coef, self.intercept,
-                             np.asarray(calib_x, float), np.asarray(calib_y, float), float(threshold), note)
+                             np.asarray(calib_x, float), np.asarray(calib_y, float), float(threshold), note,
+                             None if terse_threshold is None else float(terse_threshold))
+
+    def threshold_for(self, terse_question: bool) -> float:
+        """The abstain threshold of a question: a terse one's where it is lower."""
+        if terse_question and self.terse_threshold is not None:
+            return min(self.threshold, self.terse_threshold)
+        return self.threshold
 
 
 @dataclass(frozen=True)
@@ -179,6 +195,11 @@ class Verifier:
         """Abstain below this: the calibrated threshold, or the school's own if higher."""
         return max(self.model.threshold, self.abstain_below)
 
+    def threshold_for(self, question: str) -> float:
+        """The threshold of this question: a terse one's is its own (never below the
+        school's)."""
+        return max(self.model.threshold_for(terse(question_problem(question))), self.abstain_below)
+
     def candidate_features(self, question: str, query_vector: np.ndarray, ranked: list[tuple[Candidate, dict]],
                            context: BankContext, teacher: TeacherView) -> list[tuple[Candidate, dict, np.ndarray, list[str | None]]]:
         """The closest candidates, each with one feature row for its question and one per
@@ -217,11 +238,14 @@ class Verifier:
         scored.sort(key=lambda s: (not s.rejected, s.raw), reverse=True)
         return scored
 
-    def decide(self, scored: list[Scored]) -> Decision:
+    def decide(self, scored: list[Scored], question: str = "") -> Decision:
+        """Answer with the best allowed candidate when its confidence reaches the question's
+        threshold (:meth:`threshold_for`; without the question, the general one)."""
         allowed = [s for s in scored if not s.rejected]
         best = allowed[0] if allowed else None
         confidence = self.model.calibrated(best.raw) if best else 0.0
-        if best is None or confidence < self.threshold:
+        threshold = self.threshold_for(question) if question else self.threshold
+        if best is None or confidence < threshold:
             return Decision(None, confidence, True, [(s.candidate, s.entry) for s in allowed[: self.similar]],
                             raw=best.raw if best else 0.0, top_id=best.entry["id"] if best else None)
         similar = [(s.candidate, s.entry) for s in allowed[1 : 1 + self.similar]]

@@ -17,11 +17,13 @@ each (query, candidate) pair, fits the model, and calibrates it on out-of-fold s
     python -m appliance.bench.verifier_training generate
     python -m appliance.bench.verifier_training train
     python -m appliance.bench.verifier_training crossval   # each set scored by a model of the others
+    python -m appliance.bench.verifier_training terse-threshold   # only the terse questions' threshold
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import csv
 import json
@@ -36,7 +38,7 @@ import numpy as np
 
 from appliance.ask import calibration
 from appliance.ask.key_term_swap import GROUPS as _GROUPS
-from appliance.ask.pair_features import FEATURES
+from appliance.ask.pair_features import FEATURES, question_problem, terse
 from appliance.ask.verify import TeacherView, VerifierModel
 from appliance.bench.evaluation import EvalQuery, read_queries
 from appliance.common.textnorm import search_form
@@ -237,28 +239,56 @@ def set_out_scores(per_set: list[Pairs]) -> list[np.ndarray]:
 
 def train(service, sets: tuple[Path, ...] = TRAIN_SETS) -> tuple[VerifierModel, dict]:
     per_set = [collect_pairs(service, read_queries(path)) for path in sets]
-    best_raw, right, weight, by_set = [], [], [], {}
-    for pairs, scores in zip(per_set, set_out_scores(per_set)):
-        raw, ok = decisions(pairs, scores)
-        best_raw.append(raw)
-        right.append(ok)
-        weight.append(np.full(len(raw), 1.0 / max(1, len(pairs.queries))))
-    raw, ok, w = np.concatenate(best_raw), np.concatenate(right), np.concatenate(weight)
+    raw, ok, w, terse_mask = set_out_decisions(per_set)
     fitted = calibration.fit_on_decisions(raw, ok, CALIBRATION, weights=w / w.mean())
     rows = np.vstack([p.rows for p in per_set])
     mean, scale, coef, intercept = fit_logistic(rows, np.concatenate([p.labels for p in per_set]),
                                                 np.concatenate([set_weights(p) for p in per_set]))
-    for path, pairs, r, o in zip(sets, per_set, best_raw, right):
-        by_set[path.name] = {"queries": len(pairs.queries),
-                             "set_out_ece": round(calibration.expected_calibration_error(fitted(r), o), 4)}
+    by_set, start = {}, 0
+    for path, pairs in zip(sets, per_set):
+        n = len(decided(pairs))
+        by_set[path.name] = {"queries": len(pairs.queries), "set_out_ece": round(
+            calibration.expected_calibration_error(fitted(raw[start:start + n]), ok[start:start + n]), 4)}
+        start += n
+    terse_at = calibration.terse_threshold(fitted(raw), ok, terse_mask, w)
     queries = sum(len(p.queries) for p in per_set)
     model = VerifierModel(FEATURES, mean, scale, coef, intercept, fitted.x, fitted.y, fitted.threshold,
                           note=f"trained on {', '.join(p.name for p in sets)}: {queries} queries, "
                                f"{len(rows)} pairs, each set weighing the same; calibrated on each set's "
-                               f"scores from a model fitted on the other sets")
-    report = {"queries": queries, "pairs": int(len(rows)), "threshold": fitted.threshold, "sets": by_set,
-              "weights": dict(zip(FEATURES, np.round(coef, 3).tolist()))}
+                               f"scores from a model fitted on the other sets", terse_threshold=terse_at)
+    report = {"queries": queries, "pairs": int(len(rows)), "threshold": fitted.threshold,
+              "terse_threshold": terse_at, "sets": by_set, "weights": dict(zip(FEATURES, np.round(coef, 3).tolist()))}
     return model, report
+
+
+def decided(pairs: Pairs) -> list[EvalQuery]:
+    """The queries with a candidate no rule vetoed, in the order :func:`decisions` keeps."""
+    return [q for i, q in enumerate(pairs.queries) if np.any(pairs.groups == i)]
+
+
+def set_out_decisions(per_set: list[Pairs]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every set's decisions scored by a model of the other sets: (best raw score, right,
+    weight — each set weighing the same —, terse question), one row per decided query."""
+    raws, rights, weights, terse_flags = [], [], [], []
+    for pairs, scores in zip(per_set, set_out_scores(per_set)):
+        raw, ok = decisions(pairs, scores)
+        raws.append(raw)
+        rights.append(ok)
+        weights.append(np.full(len(raw), 1.0 / max(1, len(pairs.queries))))
+        terse_flags.append(np.array([terse(question_problem(q.query)) for q in decided(pairs)], bool))
+    return np.concatenate(raws), np.concatenate(rights), np.concatenate(weights), np.concatenate(terse_flags)
+
+
+def shipped_with_terse_threshold(service, model: VerifierModel, sets: tuple[Path, ...] = TRAIN_SETS) -> tuple[VerifierModel, dict]:
+    """The shipped model with only its terse threshold chosen anew: the training sets'
+    decisions scored by models of the other sets, read on the shipped calibration."""
+    per_set = [collect_pairs(service, read_queries(path)) for path in sets]
+    raw, ok, w, terse_mask = set_out_decisions(per_set)
+    confidence = np.array([model.calibrated(r) for r in raw])
+    terse_at = calibration.terse_threshold(confidence, ok, terse_mask, w)
+    report = {"terse_decisions": int(terse_mask.sum()), "terse_right": int(ok[terse_mask].sum()),
+              "threshold": model.threshold, "terse_threshold": terse_at}
+    return dataclasses.replace(model, terse_threshold=terse_at), report
 
 
 def cross_validate(service, sets: tuple[Path, ...] = TRAIN_SETS) -> dict:
@@ -291,7 +321,7 @@ def _open_service(data_dir: Path):
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("step", choices=("generate", "train", "crossval"))
+    parser.add_argument("step", choices=("generate", "train", "crossval", "terse-threshold"))
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--sets", type=Path, nargs="+", default=list(TRAIN_SETS), help="query files to train on")
     args = parser.parse_args(argv)
@@ -309,7 +339,10 @@ def main(argv: list[str] | None = None) -> None:
             if args.step == "crossval":
                 print(json.dumps(cross_validate(service, tuple(args.sets)), indent=1, ensure_ascii=False))
                 return
-            model, report = train(service, tuple(args.sets))
+            if args.step == "terse-threshold":
+                model, report = shipped_with_terse_threshold(service, VerifierModel.load(), tuple(args.sets))
+            else:
+                model, report = train(service, tuple(args.sets))
         finally:
             service.close()
     out = args.out or DATA / "verifier.json"

@@ -57,3 +57,13 @@ def test_weights_let_each_set_count_the_same():
     plain = calibration.fit(raw, right)(0.9)
     weights = np.concatenate([np.full(100, 1 / 100), np.full(10, 1 / 10), np.full(20, 1 / 20)])
     assert calibration.fit(raw, right, weights=weights)(0.9) < plain - 0.2
+
+
+def test_terse_questions_get_the_threshold_that_makes_most_of_their_decisions_right():
+    # General answers are right from 0.6; the terse ones already from 0.3.
+    confidence = np.array([0.1] * 10 + [0.3] * 20 + [0.5] * 20 + [0.7] * 20)
+    right = np.array([0] * 10 + [1] * 20 + [1] * 20 + [1] * 20)
+    mask = np.array([True] * 50 + [False] * 20)
+    assert calibration.terse_threshold(confidence, right, mask) == pytest.approx(0.3)
+    # With few terse decisions there is no threshold of their own.
+    assert calibration.terse_threshold(confidence, right, np.arange(70) < calibration.TERSE_MIN - 1) is None

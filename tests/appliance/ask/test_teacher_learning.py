@@ -94,5 +94,7 @@ def test_recalibrates_from_the_schools_judgements_only_once_there_are_enough(con
         assert service.recalibrate() is True
         assert service.verifier.model is not shipped
         assert "school" in service.verifier.model.note
+        # None of the judged wordings is terse: they share the school's general threshold.
+        assert service.verifier.model.terse_threshold is None
     finally:
         service.close()

@@ -300,13 +300,6 @@ def test_span_checks_take_any_length_of_text():
 PLANT_ONLY = "植物细胞具有而动物细胞通常没有的结构有哪些？"
 
 
-@pytest.mark.parametrize("question", [
-    "植物细胞有哪些结构是动物细胞没有的",
-    "动物细胞一般没有、而植物细胞有的结构是哪些",
-    "植物细胞特有结构",
-])
-def test_what_one_side_lacks_is_no_negation(question):
-    assert veto(question, PLANT_ONLY) is None
 
 
 def test_negating_what_is_unique_is_another_problem():
@@ -341,10 +334,15 @@ def test_another_named_person_or_place_is_another_problem():
     assert veto("In what year did Vasco da Gama first reach India?", COLUMBUS) == "key term"
 
 
-@pytest.mark.parametrize("question", [
-    "what year did Colombus first get to America",
-    "When did Columbus reach America?",
-    "In what year did Christopher Columbus first reach the Americas? Thanks Mr Li",
+@pytest.mark.parametrize("question, entry", [
+    # what one side lacks is no negation
+    ("植物细胞有哪些结构是动物细胞没有的", PLANT_ONLY),
+    ("动物细胞一般没有、而植物细胞有的结构是哪些", PLANT_ONLY),
+    ("植物细胞特有结构", PLANT_ONLY),
+    # a name misspelt, shortened or beside a greeting is the entry's
+    ("what year did Colombus first get to America", COLUMBUS),
+    ("When did Columbus reach America?", COLUMBUS),
+    ("In what year did Christopher Columbus first reach the Americas? Thanks Mr Li", COLUMBUS),
 ])
-def test_a_name_misspelt_shortened_or_beside_a_greeting_is_the_entrys(question):
-    assert veto(question, COLUMBUS) is None
+def test_rewordings_of_the_eighth_pass_entries_are_not_vetoed(question, entry):
+    assert veto(question, entry) is None
