@@ -58,8 +58,10 @@ class OcrReader:
         self.heic = enable_heic()
         recognizer = getattr(pipeline, "recognizer", None)
         self.rec_batcher = None if recognizer is None or not hasattr(pipeline, "find_lines") else MicroBatcher(
-            # one photo's lines on several cores only while no other photo is being detected
-            lambda crops: recognizer.read(crops, parallel=self._turns.idle), "ocr-rec", max_batch=64, max_wait_ms=rec_batch_wait_ms,
+            # one item a photo's lines, read in batches of that photo alone; on several cores
+            # only while no other photo is being detected
+            lambda photos: recognizer.read_photos(photos, parallel=self._turns.idle), "ocr-rec", max_batch=16,
+            max_wait_ms=rec_batch_wait_ms,
             max_queue=64 * max(1, queue_max))
 
     @classmethod
@@ -117,7 +119,7 @@ class OcrReader:
                 lines = self.pipeline.find_lines(image, self._det_side())
         if self.rec_batcher is not None:
             timeout = max(0.0, deadline - time.monotonic())
-            readings = self.rec_batcher.submit_many(lines.crops, timeout) if lines.crops else []
+            readings = self.rec_batcher.submit(lines.crops, timeout) if lines.crops else []
             page = self.pipeline.finish(lines, readings)
         result = OcrResult(
             text=page.text, confidence=page.confidence, lines=page.lines,

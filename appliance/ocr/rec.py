@@ -7,7 +7,8 @@ blanks dropped; a line's confidence is the mean probability of its kept characte
 
 With ``threads`` > 1 and a backend that says it is thread-safe (ONNX Runtime), the
 batches of one call run on that many threads at once, each on its own core: one
-photo's lines are then cut into at least that many batches.
+photo's lines are then cut into at least that many batches. Batches never mix photos and
+their plan does not depend on the load, so a photo always reads the same.
 """
 
 from __future__ import annotations
@@ -58,15 +59,26 @@ class TextRecognizer:
         self._pool = ThreadPoolExecutor(self.threads, "ocr-rec") if self.threads > 1 else None
 
     def read(self, crops: list[np.ndarray], parallel: bool = True) -> list[Reading]:
-        """One reading per crop (H=48 BGR uint8), in the order given. ``parallel``: the
-        batches may run on :attr:`threads` threads (False while the other cores are busy)."""
-        readings: list[Reading | None] = [None] * len(crops)
-        threads = self.threads if parallel and len(crops) >= self.params.parallel_min else 1
-        batches = plan_batches([c.shape[1] for c in crops], self.params, threads)
-        run = self._pool.map if self._pool is not None and threads > 1 and len(batches) > 1 else map
-        for batch, rows in zip(batches, run(lambda b: self.read_batch([crops[i] for i in b]), batches)):
+        """One reading per crop (H=48 BGR uint8) of one photo, in the order given."""
+        return self.read_photos([crops], parallel)[0]
+
+    def read_photos(self, photos: list[list[np.ndarray]], parallel: bool = True) -> list[list[Reading]]:
+        """One reading per crop of each photo. A photo's batches are planned from its own
+        crops alone: a line is read padded to the widest crop of its batch, so a photo's
+        text never depends on the photos read with it nor on the load. ``parallel``: the
+        batches may run on :attr:`threads` threads (False while the other cores are busy;
+        the plan is the same either way)."""
+        jobs = []
+        for number, crops in enumerate(photos):
+            threads = self.threads if len(crops) >= self.params.parallel_min else 1
+            jobs += [(number, batch) for batch in plan_batches([c.shape[1] for c in crops], self.params, threads)]
+        spread = parallel and self._pool is not None and len(jobs) > 1 and any(
+            len(crops) >= self.params.parallel_min for crops in photos)
+        run = self._pool.map if spread else map
+        readings: list[list[Reading | None]] = [[None] * len(crops) for crops in photos]
+        for (number, batch), rows in zip(jobs, run(lambda job: self.read_batch([photos[job[0]][i] for i in job[1]]), jobs)):
             for index, reading in zip(batch, rows):
-                readings[index] = reading
+                readings[number][index] = reading
         return readings  # type: ignore[return-value]
 
     def read_batch(self, crops: list[np.ndarray]) -> list[Reading]:

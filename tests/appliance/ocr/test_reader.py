@@ -118,7 +118,8 @@ class _SlowLinesPipeline:
         from appliance.ocr.rec import Reading
 
         self.release, self.entered = threading.Event(), threading.Event()
-        self.recognizer = SimpleNamespace(read=lambda crops, parallel=True: [Reading("x", 1.0) for _ in crops])
+        self.recognizer = SimpleNamespace(read_photos=lambda photos, parallel=True: [
+            [Reading("x", 1.0) for _ in crops] for crops in photos])
         self.sides: list[int | None] = []
 
     def find_lines(self, image, det_max_side=None):
@@ -227,7 +228,8 @@ class _TurnPipeline:
         from appliance.ocr.rec import Reading
 
         self.tokens, self.served, self.entered = threading.Semaphore(0), [], threading.Event()
-        self.recognizer = SimpleNamespace(read=lambda crops, parallel=True: [Reading("x", 1.0) for _ in crops])
+        self.recognizer = SimpleNamespace(read_photos=lambda photos, parallel=True: [
+            [Reading("x", 1.0) for _ in crops] for crops in photos])
 
     def find_lines(self, image, det_max_side=None):
         from appliance.ocr.pipeline import FoundLines
@@ -351,8 +353,8 @@ class _HeldPipeline:
         self.release = {level: threading.Event() for level in levels}
         self.entered = {level: threading.Event() for level in levels}
         self.parallel: list[bool] = []
-        self.recognizer = SimpleNamespace(read=lambda crops, parallel=True: (
-            self.parallel.append(parallel), [Reading("x", 1.0) for _ in crops])[1])
+        self.recognizer = SimpleNamespace(read_photos=lambda photos, parallel=True: (
+            self.parallel.append(parallel), [[Reading("x", 1.0) for _ in crops] for crops in photos])[1])
 
     def find_lines(self, image, det_max_side=None):
         from appliance.ocr.pipeline import FoundLines

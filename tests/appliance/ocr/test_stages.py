@@ -154,7 +154,28 @@ def test_a_call_of_few_lines_or_one_told_not_to_spread_stays_on_one_thread():
 
     assert batches(RecParams(min_width=0, threads=2, parallel_min=4)) == [2, 2]  # spread
     assert batches(RecParams(min_width=0, threads=2, parallel_min=5)) == [4]  # too few lines
-    assert batches(RecParams(min_width=0, threads=2, parallel_min=4), parallel=False) == [4]  # cores busy
+    # cores busy: the same batches, one after the other (a photo reads the same whatever the load)
+    assert batches(RecParams(min_width=0, threads=2, parallel_min=4), parallel=False) == [2, 2]
+
+
+def _width_dependent(batch):
+    """"W" where the batch is padded to 340 columns or more, "N" below: a reading that
+    depends on the batch, as a real recogniser's does a little."""
+    out = np.full((batch.shape[0], batch.shape[3] // 8, 3), 0.1, np.float32)
+    out[:, 0, 1 if batch.shape[3] >= 340 else 2] = 1.0
+    return out
+
+
+def test_a_photo_reads_the_same_whatever_is_read_with_it_and_whatever_the_load():
+    mine = [np.zeros((48, w, 3), np.uint8) for w in (300, 310, 320, 330, 340, 350)]
+    wide = [np.zeros((48, 420, 3), np.uint8)]
+    rec = TextRecognizer(RecordingThreadSafeBackend(_width_dependent), ["<blank>", "W", "N"],
+                         RecParams(min_width=0, threads=2, parallel_min=4))
+    alone = [r.text for r in rec.read(mine)]
+    assert alone == ["N", "N", "N", "W", "W", "W"]  # two batches: 300–320 and 330–350 wide
+    assert [r.text for r in rec.read_photos([wide, mine])[1]] == alone  # another photo in the same call
+    assert [r.text for r in rec.read(mine, parallel=False)] == alone  # the cores busy
+    assert [r.text for r in rec.read_photos([wide, mine])[0]] == ["W"]
 
 
 def test_a_backend_that_does_not_say_it_is_thread_safe_runs_one_batch_at_a_time():
