@@ -98,6 +98,7 @@ def read_measures(text: str) -> Measures:
 _ENGLISH_NAMES = {"millimet": "毫米", "centimet": "厘米", "decimet": "分米", "kilomet": "千米", "met": "米",
                   "milligram": "毫克", "kilogram": "千克", "gram": "克", "millilit": "毫升", "lit": "升",
                   "second": "秒", "minute": "分钟", "hour": "小时", "day": "天", "ton": "吨"}
+_ENGLISH_STEMS = sorted(_ENGLISH_NAMES, key=len, reverse=True)  # milligram before gram
 _ENGLISH_UNIT = r"(?:square\s+|cubic\s+)?(?:millimet|centimet|decimet|kilomet|met|milligram|kilogram|gram|millilit|lit)(?:re|er)?s?" \
     r"|(?:second|minute|hour|day|ton)s?"
 
@@ -127,7 +128,7 @@ def _unit_name(spelled: str) -> str:
     words = spelled.split()
     prefix = {"square": "平方", "cubic": "立方"}.get(words[0], "") if len(words) > 1 else ""
     stem = words[-1]
-    name = next(_ENGLISH_NAMES[k] for k in sorted(_ENGLISH_NAMES, key=len, reverse=True) if stem.startswith(k))
+    name = next(_ENGLISH_NAMES[k] for k in _ENGLISH_STEMS if stem.startswith(k))
     return prefix + name
 
 
@@ -191,7 +192,7 @@ def other_quantity_given(q: Measures, e: Measures) -> bool:
     not the entry's."""
     theirs = _by_number(e.given)
     return any(theirs.get(number) and all(quantity(u) != quantity(unit) for u in theirs[number])
-               and (number, unit) not in e.given for number, unit in q.given)
+               for number, unit in q.given)
 
 
 _CONVERTED = {"length", "area", "volume", "mass"}

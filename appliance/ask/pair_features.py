@@ -813,8 +813,7 @@ def _latin_words(p: ProblemForm) -> frozenset[str]:
 
 
 def _named_in(name: str, words: frozenset[str]) -> bool:
-    stem = name[:5]
-    return any(w.startswith(stem) or (len(w) >= 4 and stem.startswith(w)) for w in words) or _near_word(name, words)
+    return _stem_in(name, words) or _near_word(name, words)
 
 
 # A capitalised word after a lower-case word or a comma: not a sentence's first word.
