@@ -6,7 +6,8 @@
    never merged across columns.
 3. In each region boxes form rows (read left to right) and rows form blocks: a problem
    number ("22.", 「第3题」, "(3)" where the page has no top-level numbers) starts a new
-   block; a header line (a title, name/class line, a label such as 「第一题（5分）」) is a
+   block, as does a row after a score note or after a finished sentence spaced like the
+   problems (a number the detector missed); a header line (a title, name/class line, a label such as 「第一题（5分）」) is a
    block of its own; a region without a number that follows a numbered problem in the same
    column continues it (sub-questions, answer options).
 4. A block touching an edge of the frame is *cut*: part of it may be outside the photo.
@@ -14,12 +15,14 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass
 
 from appliance.ocr.layout import TextBox, join, merge_row, group_rows, sides_of
-from appliance.ocr.problem_text import (TOP_LEVEL, is_header, is_label_after, is_mark, is_scribble, is_stray,
-                                       starts_answer, starts_problem, strip_number, strip_ticks)
+from appliance.ocr.problem_text import (TOP_LEVEL, ends_sentence, ends_with_score, is_header, is_label_after,
+                                       is_mark, is_scribble, is_stray, starts_answer, starts_problem, strip_number,
+                                       strip_ticks)
 from appliance.ocr.result import OcrLine
 
 
@@ -35,6 +38,10 @@ class BlockParams:
     written_height: float = 1.6  # a short figure this many line heights tall is written by hand...
     written_ratio: float = 1.3  # ...as is one this much taller than the line it follows,
     written_gap: float = 0.3  # ...this many line heights after its end
+    # A row after a finished sentence starts a problem whose number was not read when the
+    # space above it is this share of the page's space between numbered problems...
+    lost_number_share: float = 0.6
+    lost_number_least: float = 0.3  # ...and at least this many line heights
 
 
 @dataclass(frozen=True)
@@ -95,7 +102,48 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
                 blocks[-1] = Block(previous.rows + block.rows, False, True, previous.cut or block.cut)
             else:
                 blocks.append(block)
-    return blocks
+    return split_lost_numbers(blocks, unit, params)
+
+
+def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) -> list[Block]:
+    """Problems whose number the detector missed (a faint or far-set "9、"), split from the
+    problem above them: a numbered block is split after a row that ends with a score note,
+    or after a finished sentence where the next row stands about as far below it as the
+    numbered problems stand apart on this page. The part below counts as numbered."""
+    spacing = problem_spacing(blocks)
+    least = math.inf if spacing is None else max(params.lost_number_share * spacing,
+                                                 params.lost_number_least * unit)
+    split: list[Block] = []
+    for block in blocks:
+        split.extend(_split_at_gaps(block, least) if block.numbered and not block.header else [block])
+    return split
+
+
+def problem_spacing(blocks: list[Block]) -> float | None:
+    """The median space between a problem and the numbered problem that follows it in the
+    same column; None when the page shows fewer than two such pairs."""
+    gaps = [b.rows[0].top - a.rows[-1].bottom for a, b in zip(blocks, blocks[1:])
+            if b.numbered and not a.header and not b.header and _overlap(a, b) > 0]
+    gaps = [g for g in gaps if g >= 0]
+    return statistics.median(gaps) if len(gaps) >= 2 else None
+
+
+def _split_at_gaps(block: Block, least: float) -> list[Block]:
+    parts: list[list[Row]] = [[block.rows[0]]]
+    for row in block.rows[1:]:
+        above = parts[-1][-1]
+        spaced = row.top - above.bottom >= least and ends_sentence(strip_number(above.text))
+        if spaced or ends_with_score(above.text):
+            parts.append([row])
+        else:
+            parts[-1].append(row)
+    if len(parts) == 1:
+        return [block]
+    return [Block(tuple(p), False, True, touches_edge(p)) for p in parts]
+
+
+def _overlap(a: Block, b: Block) -> float:
+    return min(a.bounds[2], b.bounds[2]) - max(a.bounds[0], b.bounds[0])
 
 
 def to_row(boxes: list[TextBox], size: tuple[int, int], params: BlockParams = BlockParams()) -> Row:

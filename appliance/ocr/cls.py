@@ -11,6 +11,7 @@ per-line classification of every line with one small batch.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -26,6 +27,12 @@ SHAPE = (48, 192)  # height, width the classifier takes
 class ClsParams:
     sample: int = 4  # longest lines classified per page
     threshold: float = 0.5  # mean probability of "180°" above which the page is turned
+    # From this mean probability of "180°" up, the recogniser confirms: the longest lines
+    # are read both ways up and the page is turned only if turned they read with more
+    # confidence (the classifier sees a long line squeezed into 192 px, and misjudged
+    # upright English worksheets at 0.57–0.82).
+    confirm_from: float = 0.3
+    confirm_sample: int = 3
 
 
 def is_sideways(quads: list[np.ndarray]) -> bool:
@@ -55,6 +62,18 @@ class AngleClassifier:
         probs = self.backend.run({self._input: to_batch(longest)})[self._output]
         p180 = float(probs[:, 1].mean())
         return p180 > self.params.threshold, p180
+
+
+def reads_better_turned(read: Callable[[list[np.ndarray]], list], crops: list[np.ndarray],
+                        sample: int = 3) -> bool:
+    """True when the longest lines, turned 180°, are read (``read(crops)`` → readings with
+    a ``confidence``) with a higher mean confidence than as they are."""
+    longest = sorted(crops, key=lambda c: c.shape[1], reverse=True)[:sample]
+    if not longest:
+        return False
+    readings = read(longest + [cv2.rotate(c, cv2.ROTATE_180) for c in longest])
+    upright, turned = readings[:len(longest)], readings[len(longest):]
+    return sum(r.confidence for r in turned) > sum(r.confidence for r in upright)
 
 
 def to_batch(crops: list[np.ndarray]) -> np.ndarray:

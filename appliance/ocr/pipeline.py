@@ -20,7 +20,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from appliance.ocr.cls import AngleClassifier, is_sideways
+from appliance.ocr.cls import AngleClassifier, is_sideways, reads_better_turned
 from appliance.ocr.det import DetParams, TextDetector
 from appliance.ocr.det_int8 import int8_model
 from appliance.ocr.geometry import crop_line, rotate_page
@@ -149,12 +149,21 @@ class PpOcrPipeline:
         pixels, quads = rotate_page(pixels, quads, rotation)
         crops = [crop_line(pixels, q, HEIGHT) for q in quads]
         watch.lap("rec")  # cropping is recognition's preparation
-        if self.classifier is not None and self.classifier.upside_down(crops)[0]:
+        if self.classifier is not None and self.upside_down(crops):
             pixels, quads = rotate_page(pixels, quads, 180)
             crops = [cv2.rotate(c, cv2.ROTATE_180) for c in crops]
             rotation += 180
         watch.lap("cls")
         return pixels, quads, crops, rotation
+
+    def upside_down(self, crops: list[np.ndarray]) -> bool:
+        """The classifier's verdict, confirmed by the recogniser where it is unsure or says turn."""
+        turn, p180 = self.classifier.upside_down(crops)
+        params = self.classifier.params
+        if p180 < params.confirm_from:
+            return turn
+        return reads_better_turned(lambda lines: self.recognizer.read(lines, parallel=False), crops,
+                                   params.confirm_sample)
 
 
 def int8_detector(fp32: InferenceBackend, model: str, settings: OcrSettings) -> InferenceBackend:

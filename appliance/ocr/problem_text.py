@@ -25,10 +25,11 @@ _LATIN = r"(?:Q|Question|Problem|Exercise|Ex\.?|No\.?)\s*\d{1,3}\s*[.:：)]?"
 # After a Latin label: a space, the end, punctuation, or Chinese text run on ("Q24一个…").
 _AFTER_LATIN = r"(?=\s|$|[^\w]|[\u3400-\u9fff])"
 # A number whose dot the recogniser lost, at the start of a line: before Chinese text that
-# no count or unit of a given starts (「18世界上…」, not 「36的」 「10项」 「2小时」), or before a
+# no count or unit of a given starts (「18世界上…」, not 「36的」 「10项」 「2小时」), before an
+# opening title or quotation mark (「12《南京条约》…」), or before a
 # capitalised word ("16 Fill in the blank").
 _BARE = (r"(?:\d{1,2}(?![\d.．,，])(?=\s?(?![个只名岁年月日时分秒米厘千克元角度倍次天人本张条项位辆件块支层页瓶杯"
-         r"和与的比除乘加减是等到至或及题小毫升吨里])[\u4e00-\u9fff])|\d{1,2}(?=\s+[A-Z][a-z]))")
+         r"和与的比除乘加减是等到至或及题小毫升吨里])[\u4e00-\u9fff《“「])|\d{1,2}(?=\s+[A-Z][a-z]))")
 NUMBER = re.compile(rf"^\s*(?:{_DOTTED}|{_BARE}|{_BRACKETED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN})")
 TOP_LEVEL = re.compile(rf"^\s*(?:{_DOTTED}|{_BARE}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN})")
 SUB_LEVEL = re.compile(rf"^\s*{_BRACKETED}")
@@ -119,11 +120,21 @@ _LABEL = re.compile(r"^[\u4e00-\u9fff]{2,8}$")
 _SENTENCE_END = "？?。.！!）)"
 
 
+def ends_sentence(line: str) -> bool:
+    """The line ends a sentence: a full stop, question mark or closing bracket at its end."""
+    return line.rstrip()[-1:] in tuple(_SENTENCE_END)
+
+
+def ends_with_score(line: str) -> bool:
+    """The line ends with a score note (「[10分]」, "(5 points)"): its problem ends there."""
+    return SCORE_AT_END.search(line) is not None
+
+
 def is_label_after(previous: str, line: str) -> bool:
     """A workbook's section label (「能力提升」, 「拓展延伸」: a few Chinese characters, no
     punctuation, no figures) printed after a problem that has ended its last sentence:
     it heads what follows, and is no part of that problem."""
-    return bool(_LABEL.match(line.strip())) and previous.rstrip()[-1:] in tuple(_SENTENCE_END)
+    return bool(_LABEL.match(line.strip())) and ends_sentence(previous)
 
 
 def is_scribble(text: str) -> bool:

@@ -270,6 +270,8 @@ def test_words_with_m_and_n_are_not_strokes(word):
 @pytest.mark.parametrize("line, rest", [
     ("18世界上面积最大的大洋是哪个？", "世界上面积最大的大洋是哪个？"),
     ("16 Fill in the blank with \"a\" or \"an\": ___ apple", "Fill in the blank with \"a\" or \"an\": ___ apple"),
+    ("12《南京条约》是哪一年签订的？", "《南京条约》是哪一年签订的？"),
+    ("12“春眠不觉晓”的下一句是什么？", "“春眠不觉晓”的下一句是什么？"),
 ])
 def test_a_number_whose_dot_was_lost_is_still_the_problem_number(line, rest):
     assert strip_number(line) == rest
@@ -348,3 +350,34 @@ def test_strokes_read_as_w_and_n_are_left_out():
 
     assert is_scribble("WWNN") and is_scribble("uvvw mn")
     assert not is_scribble("window") and not is_scribble("Venn")
+
+
+def test_a_problem_whose_number_was_not_read_is_not_joined_to_the_one_above():
+    # "9、" was too faint for the detector; its problem stands as far below problem 8 as the
+    # numbered problems stand apart on this page
+    boxes = [box("7、《春晓》的作者是谁？", 300, 380, 500), box("8、《出师表》的作者是谁？", 300, 480, 500),
+             box("《背影》的作者是谁？", 360, 580, 440), box("10、正常人的体细胞中有多少对染色体？", 300, 680, 700)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "《背影》的作者是谁？"
+    assert layout.choices == ()
+
+
+def test_lines_set_closer_than_the_problems_stay_one_problem():
+    # the same page: a problem's second sentence on the next line, at the line pitch
+    boxes = [box("7、《春晓》的作者是谁？", 300, 380, 500), box("8、一个物体受到的重力是 20 N。", 300, 480, 600),
+             box("求它的质量。", 360, 528, 300), box("10、正常人的体细胞中有多少对染色体？", 300, 628, 700)]
+    assert "一个物体受到的重力是 20 N。求它的质量。" in arrange_page(boxes, SIZE).page_text
+
+
+def test_a_line_that_goes_on_with_the_sentence_stays_with_its_problem_however_far_below():
+    boxes = [box("7、《春晓》的作者是谁？", 300, 380, 500), box("8、一个长方形的长是 8 厘米，宽是", 300, 480, 700),
+             box("5 厘米，它的面积是多少？", 360, 580, 500), box("10、正常人的体细胞中有多少对染色体？", 300, 680, 700)]
+    assert "一个长方形的长是 8 厘米，宽是5 厘米，它的面积是多少？" in arrange_page(boxes, SIZE).page_text
+
+
+def test_a_score_note_at_the_end_of_a_line_ends_its_problem():
+    # problems set as close as their lines; the next problem's number was not read
+    boxes = [box("11. 在等差数列{an}中，a1=2，公差d=", 300, 480, 700), box("3，求前 10 项和 S10。[8分]", 340, 525, 400),
+             box("已知集合A={1,2,3}，B={2,3,4}，求", 340, 570, 600), box("A∩B。[10分]", 340, 615, 200),
+             box("13. 一个正方体的棱长是 4 厘米，它的体积是多少？[5分]", 300, 660, 800)]
+    assert arrange_page(boxes, SIZE).text == "已知集合A={1,2,3}，B={2,3,4}，求A∩B。"

@@ -37,7 +37,7 @@ def page(degrees: float, gap: float = 30, top: float = 420, bottom: float = 580)
     return boxes
 
 
-@pytest.mark.parametrize("degrees", [-6.0, -2.5, 1.0, 4.0, 7.0])
+@pytest.mark.parametrize("degrees", [-6.0, -2.5, 1.0, 4.0, 7.0, 18.0, -22.0])
 def test_the_slope_of_the_page_is_read_off_its_long_lines(degrees):
     assert measure_skew([b.quad for b in page(degrees)], SIZE).degrees == pytest.approx(degrees, abs=0.05)
 
@@ -49,7 +49,7 @@ def test_a_level_page_or_one_without_long_lines_is_left_as_it_is():
     assert measure_skew([], SIZE).level
 
 
-@pytest.mark.parametrize("degrees", [-7.0, 6.0])
+@pytest.mark.parametrize("degrees", [-7.0, 6.0, 17.0, -20.0])  # a phone held askew turns the page well past 15°
 def test_on_a_slanted_page_the_framed_problem_is_read_whole_and_alone(degrees):
     layout = arrange_page(page(degrees), SIZE)
     assert layout.text == "一个长方形的长是8厘米，宽是5厘米，它的面积是多少平方厘米？"
