@@ -7,8 +7,9 @@
 3. In each region boxes form rows (read left to right) and rows form blocks: a problem
    number ("22.", 「第3题」, "(3)" where the page has no top-level numbers) starts a new
    block, as does a row after a score note or after a finished sentence spaced like the
-   problems (a number the detector missed); a header line (a title, name/class line, a label such as 「第一题（5分）」) is a
-   block of its own; a region without a number that follows a numbered problem in the same
+   problems (a number the detector missed); a score note alone on its row ends the problem
+   above it; a header line (a title, name/class line, a label such as 「第一题（5分）」) is
+   a block of its own; a region without a number that follows a numbered problem in the same
    column continues it (sub-questions, answer options).
 4. A block touching an edge of the frame is *cut*: part of it may be outside the photo.
 """
@@ -21,8 +22,8 @@ from dataclasses import dataclass
 
 from appliance.ocr.layout import TextBox, join, merge_row, group_rows, sides_of
 from appliance.ocr.problem_text import (TOP_LEVEL, ends_sentence, ends_with_score, is_header, is_label_after,
-                                       is_mark, is_scribble, is_stray, starts_answer, starts_problem, strip_number,
-                                       strip_ticks)
+                                       is_mark, is_score_only, is_scribble, is_stray, starts_answer, starts_problem,
+                                       strip_number, strip_ticks)
 from appliance.ocr.result import OcrLine
 
 
@@ -259,7 +260,9 @@ def split_region(rows: list[Row], sub_questions_start: bool) -> list[Block]:
         numbered = starts_problem(row.text, sub_questions_start)
         header = starts_answer(row.text) or is_header(row.text) \
             or bool(blocks and is_label_after(blocks[-1][-1].text, row.text))
-        if blocks and not header and not numbered and _bare_number(blocks[-1], sub_questions_start):
+        if blocks and not kinds[-1][0] and is_score_only(row.text):
+            blocks[-1].append(row)  # the problem's score note, wrapped onto a line of its own
+        elif blocks and not header and not numbered and _bare_number(blocks[-1], sub_questions_start):
             blocks[-1].append(row)  # the number stood on a line of its own: this is its problem
             kinds[-1] = (False, True)
         elif not blocks or header or numbered or kinds[-1][0]:

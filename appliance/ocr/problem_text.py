@@ -63,8 +63,9 @@ MARK_CHARS = set("√✓✔✗✘×VvXxOoCc○●◯◎□■☆★*·•.,，�
 # A tick or cross at the end of a line is a mark beside the problem, never part of it
 # (a root sign √ is always followed by what it takes the root of).
 _TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】])\s*[Xx×]\s*$")
-# Before the problem: a tick or cross, or a root sign right before a problem number.
-_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|[√○◯OoCc]{1,2}(?=\s*(?:\d{1,3}\s*[.．、)）](?!\d)|[（(]\s*\d|第)))\s*")
+# Before the problem: a tick or cross; right before a problem number, also a root sign, or a
+# circle or cross read as a letter (O9., X9)).
+_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|[√○◯OoCcXx×]{1,2}(?=\s*(?:\d{1,3}\s*[.．、)）](?!\d)|[（(]\s*\d|第)))\s*")
 
 _UNDERSCORES = re.compile(r"[_＿]{2,}|(?<=\s)[_＿](?=\s)|(?<=[\u4e00-\u9fff])[_＿](?=[\u4e00-\u9fff])")
 BLANK = "____"
@@ -123,6 +124,12 @@ _SENTENCE_END = "？?。.！!）)"
 def ends_sentence(line: str) -> bool:
     """The line ends a sentence: a full stop, question mark or closing bracket at its end."""
     return line.rstrip()[-1:] in tuple(_SENTENCE_END)
+
+
+def is_score_only(line: str) -> bool:
+    """The line is a score note alone (「[10分]」 wrapped onto a line of its own)."""
+    score = SCORE.match(line)
+    return score is not None and not line[score.end():].strip()
 
 
 def ends_with_score(line: str) -> bool:

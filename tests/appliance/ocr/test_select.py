@@ -6,7 +6,7 @@ import pytest
 from appliance.ocr.blocks import find_blocks
 from appliance.ocr.layout import TextBox
 from appliance.ocr.page import arrange_page
-from appliance.ocr.problem_text import blanks, is_header, is_mark, strip_number
+from appliance.ocr.problem_text import blanks, is_header, is_mark, strip_number, strip_ticks
 
 SIZE = (1600, 1200)
 
@@ -381,3 +381,22 @@ def test_a_score_note_at_the_end_of_a_line_ends_its_problem():
              box("已知集合A={1,2,3}，B={2,3,4}，求", 340, 570, 600), box("A∩B。[10分]", 340, 615, 200),
              box("13. 一个正方体的棱长是 4 厘米，它的体积是多少？[5分]", 300, 660, 800)]
     assert arrange_page(boxes, SIZE).text == "已知集合A={1,2,3}，B={2,3,4}，求A∩B。"
+
+
+def test_a_cross_read_as_a_letter_before_the_number_is_a_mark():
+    assert strip_ticks("X9) 【2分】常温（25 °C）下纯水的 pH 是多少？") == "9) 【2分】常温（25 °C）下纯水的 pH 是多少？"
+    assert strip_ticks("x2 - 5x + 6 = 0 的解是什么？") == "x2 - 5x + 6 = 0 的解是什么？"  # x² read as x2
+    boxes = [box("8) 【3分】用 20 N 的水平拉力拉着物体移动了 5 m，", 300, 480, 900),
+             box("X9) 【2分】常温（25 °C）下纯水的 pH 是多少？", 280, 560, 700),
+             box("10) 【2分】写出实验室用高锰酸钾制取氧气的化学方程式。", 300, 700, 900)]
+    assert arrange_page(boxes, SIZE).text == "常温（25 °C）下纯水的 pH 是多少？"
+
+
+def test_a_score_note_wrapped_onto_a_line_of_its_own_stays_with_its_problem():
+    boxes = [box("4、一名同学的质量是 50 kg，他受到的重力是多少？（g 取 10 N/kg）", 250, 500, 1250),
+             box("[10分]", 240, 548, 150),
+             box("5、一个定值电阻两端的电压是 6 V，通过它的电流是 0.3 A，求这个电阻的", 230, 640, 1300),
+             box("阻值。[6分]", 230, 688, 250)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.page_text.splitlines()[0] == "4、一名同学的质量是 50 kg，他受到的重力是多少？（g 取 10 N/kg）[10分]"
+    assert layout.text == "一名同学的质量是 50 kg，他受到的重力是多少？（g 取 10 N/kg）"
