@@ -41,7 +41,7 @@ class Selection:
 
 def select_problem(blocks: list[Block], size: tuple[int, int], params: SelectParams = SelectParams()) -> Selection:
     page_text = "\n".join(b.text for b in blocks)
-    ranked = rank(candidates(blocks, params), size)
+    ranked = rank(candidates(blocks, params), size, blocks)
     if not ranked:
         return Selection("", (), page_text)
     best = ranked[0]
@@ -63,18 +63,31 @@ def candidates(blocks: list[Block], params: SelectParams) -> list[Block]:
     return numbered or complete or problems or [b for b in blocks if not b.header] or blocks
 
 
-def rank(blocks: list[Block], size: tuple[int, int]) -> list[tuple[float, Block]]:
-    """Blocks by their distance from the frame's centre (frame sides = 1): across, from
-    the centre to the block's span of lines (none when the centre is above or below its
-    lines: a short problem's text ends far left of where the student aimed); down, from
-    the centre to the block's middle."""
+def rank(blocks: list[Block], size: tuple[int, int], page: list[Block] | None = None) -> list[tuple[float, Block]]:
+    """Blocks by their distance from the frame's centre (frame sides = 1): down, from the
+    centre to the block's middle; across, from the centre to the block's span of lines.
+    Where the centre is level with a block's lines, it is aimed at, however far left of
+    the centre its text ends (a student frames the column): no distance across, unless the
+    centre falls on another column's text (a block of the ``page``, default ``blocks``,
+    with no part above or below this one)."""
     width, height = (max(1, s) for s in size)
+    page = [b for b in (page if page is not None else blocks) if not b.header]
     scored = []
     for block in blocks:
         x0, y0, x1, y1 = block.bounds
         across = max(x0 / width - 0.5, 0.5 - x1 / width, 0.0)
+        if y0 <= height / 2 <= y1 and not _centre_beside(block, page, width):
+            across = 0.0
         scored.append((math.hypot(across, (y0 + y1) / 2 / height - 0.5), block))
     return sorted(scored, key=lambda pair: pair[0])
+
+
+def _centre_beside(block: Block, page: list[Block], width: int) -> bool:
+    """The frame's centre falls on text of another column: a block lying across the centre
+    with no part above or below this block."""
+    x0, _, x1, _ = block.bounds
+    return any(o.bounds[0] <= width / 2 <= o.bounds[2] and (o.bounds[2] <= x0 or o.bounds[0] >= x1)
+               for o in page if o is not block)
 
 
 def _holds_centre(block: Block, size: tuple[int, int]) -> bool:

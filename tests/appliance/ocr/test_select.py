@@ -400,3 +400,21 @@ def test_a_score_note_wrapped_onto_a_line_of_its_own_stays_with_its_problem():
     layout = arrange_page(boxes, SIZE)
     assert layout.page_text.splitlines()[0] == "4、一名同学的质量是 50 kg，他受到的重力是多少？（g 取 10 N/kg）[10分]"
     assert layout.text == "一名同学的质量是 50 kg，他受到的重力是多少？（g 取 10 N/kg）"
+
+
+def test_a_short_problem_in_the_middle_of_the_frame_wins_over_a_long_one_nearer_across():
+    # the student framed the column: problem 15 is centred top to bottom, but its text ends
+    # far left of the centre, while problem 14's longer line passes under it
+    boxes = [box("(14) 已知函数 f(x) = 2x² - 3x + 1，求 f(2) 的值。", 70, 440, 700),
+             box("(15) 我国面积最大的高原是哪一个？", 70, 580, 420),
+             box("(16) 常温（25 ℃）下纯水的 pH 是多少？", 70, 720, 480)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "我国面积最大的高原是哪一个？"
+    assert layout.choices == ()
+
+
+def test_across_the_gutter_the_column_under_the_centre_wins():
+    # the same rule keeps the columns apart: the centre falls on the right column's text
+    boxes = [box("3. 世界上面积最大的大洋是哪个？", 100, 560, 560), box("4. 水的化学式是什么？", 100, 680, 400),
+             box("13. 一个正方体的棱长是 4 厘米，它的体积是多少？", 760, 620, 700)]
+    assert arrange_page(boxes, SIZE).text == "一个正方体的棱长是 4 厘米，它的体积是多少？"
