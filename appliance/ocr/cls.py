@@ -11,7 +11,6 @@ per-line classification of every line with one small batch.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -27,11 +26,14 @@ SHAPE = (48, 192)  # height, width the classifier takes
 class ClsParams:
     sample: int = 4  # longest lines classified per page
     threshold: float = 0.5  # mean probability of "180°" above which the page is turned
-    # From this mean probability of "180°" up, the recogniser confirms: the longest lines
-    # are read both ways up and the page is turned only if turned they read with more
-    # confidence (the classifier sees a long line squeezed into 192 px, and misjudged
-    # upright English worksheets at 0.57–0.82).
+    # With a mean probability of "180°" from ``confirm_from`` up to ``confirm_to``, the
+    # recogniser decides: the page is read both ways up and turned only if its longest
+    # lines read with more confidence turned (the classifier sees a long line
+    # squeezed into 192 px, and misjudged upright English worksheets at 0.57–0.82; every
+    # page it gave 0.9 or more was upside down). Outside that band its verdict stands, and
+    # a page is read once.
     confirm_from: float = 0.3
+    confirm_to: float = 0.9
     confirm_sample: int = 3
 
 
@@ -64,16 +66,12 @@ class AngleClassifier:
         return p180 > self.params.threshold, p180
 
 
-def reads_better_turned(read: Callable[[list[np.ndarray]], list], crops: list[np.ndarray],
-                        sample: int = 3) -> bool:
-    """True when the longest lines, turned 180°, are read (``read(crops)`` → readings with
-    a ``confidence``) with a higher mean confidence than as they are."""
-    longest = sorted(crops, key=lambda c: c.shape[1], reverse=True)[:sample]
-    if not longest:
-        return False
-    readings = read(longest + [cv2.rotate(c, cv2.ROTATE_180) for c in longest])
-    upright, turned = readings[:len(longest)], readings[len(longest):]
-    return sum(r.confidence for r in turned) > sum(r.confidence for r in upright)
+def reads_better_turned(crops: list[np.ndarray], upright: list, turned: list, sample: int = 3) -> bool:
+    """True when the ``sample`` longest of these crops read (``upright``, ``turned``: one
+    reading with a ``confidence`` per crop, as they are and turned 180°) with a higher
+    summed confidence turned."""
+    longest = sorted(range(len(crops)), key=lambda i: crops[i].shape[1], reverse=True)[:sample]
+    return sum(turned[i].confidence for i in longest) > sum(upright[i].confidence for i in longest)
 
 
 def to_batch(crops: list[np.ndarray]) -> np.ndarray:

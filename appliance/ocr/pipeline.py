@@ -10,6 +10,7 @@ little of each batch is padding. Crops come from the full-resolution photo.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import tempfile
 from pathlib import Path
@@ -71,6 +72,9 @@ class FoundLines:
     rotation: int
     watch: Stopwatch
     cut: int = 0  # lines cut by the frame's edge, dropped before recognition
+    # The classifier could not tell which way up (:class:`ClsParams`): the crops are read as
+    # they are and turned 180°, and :meth:`PpOcrPipeline.settle` keeps the better reading.
+    unsure: bool = False
 
 
 class PpOcrPipeline:
@@ -112,7 +116,10 @@ class PpOcrPipeline:
 
     def read(self, image: DecodedImage) -> PageText:
         page = self.find_lines(image)
-        return self.finish(page, self.recognizer.read(page.crops) if page.crops else [])
+        readings = self.recognizer.read(page.crops) if page.crops else []
+        if page.unsure:
+            page, readings = self.settle(page, readings, self.recognizer.read(turned(page.crops)))
+        return self.finish(page, readings)
 
     def find_lines(self, image: DecodedImage, det_max_side: int | None = None) -> FoundLines:
         """Detection and page orientation: the text lines as upright crops, not yet read.
@@ -123,11 +130,22 @@ class PpOcrPipeline:
         watch.lap("det")
         if not quads:
             return FoundLines(image.pixels, [], [], 0, watch)
-        pixels, quads, crops, rotation = self.upright(image.pixels, quads, watch)
+        pixels, quads, crops, rotation, unsure = self.upright(image.pixels, quads, watch)
         cut = cut_by_frame(quads, (pixels.shape[1], pixels.shape[0]), self.layout)
         kept = [i for i, is_cut in enumerate(cut) if not is_cut]
         return FoundLines(pixels, [quads[i] for i in kept], [crops[i] for i in kept], rotation, watch,
-                          len(quads) - len(kept))
+                          len(quads) - len(kept), unsure)
+
+    def settle(self, page: FoundLines, readings: list[Reading],
+               turned_readings: list[Reading]) -> tuple[FoundLines, list[Reading]]:
+        """An unsure page, read as it is and turned 180°: the way its longest lines read
+        with more confidence (:func:`cls.reads_better_turned`), and that way's readings."""
+        sample = self.classifier.params.confirm_sample if self.classifier is not None else 3
+        if not reads_better_turned(page.crops, readings, turned_readings, sample):
+            return dataclasses.replace(page, unsure=False), readings
+        pixels, quads = rotate_page(page.pixels, page.quads, 180)
+        return dataclasses.replace(page, pixels=pixels, quads=quads, crops=turned(page.crops),
+                                   rotation=page.rotation + 180, unsure=False), turned_readings
 
     def finish(self, page: FoundLines, readings: list[Reading]) -> PageText:
         """Layout of the read lines into the question text."""
@@ -144,26 +162,35 @@ class PpOcrPipeline:
                         layout.page_text, layout.choices)
 
     def upright(self, pixels: np.ndarray, quads: list[np.ndarray], watch: Stopwatch):
-        """Turn the page (and its boxes) to read upright; returns pixels, quads, 48-px crops, degrees."""
+        """Turn the page (and its boxes) to read upright; returns pixels, quads, 48-px crops,
+        degrees and whether the half turn is still to be settled by reading both ways."""
         rotation = 90 if is_sideways(quads) else 0
         pixels, quads = rotate_page(pixels, quads, rotation)
         crops = [crop_line(pixels, q, HEIGHT) for q in quads]
         watch.lap("rec")  # cropping is recognition's preparation
-        if self.classifier is not None and self.upside_down(crops):
+        turn, unsure = self.half_turn(crops)
+        if turn:
             pixels, quads = rotate_page(pixels, quads, 180)
-            crops = [cv2.rotate(c, cv2.ROTATE_180) for c in crops]
+            crops = turned(crops)
             rotation += 180
         watch.lap("cls")
-        return pixels, quads, crops, rotation
+        return pixels, quads, crops, rotation, unsure
 
-    def upside_down(self, crops: list[np.ndarray]) -> bool:
-        """The classifier's verdict, confirmed by the recogniser where it is unsure or says turn."""
+    def half_turn(self, crops: list[np.ndarray]) -> tuple[bool, bool]:
+        """(turn the page, unsure): the classifier's verdict, or, where it is unsure
+        (:class:`ClsParams`), no turn yet: recognition reads both ways and :meth:`settle`
+        decides, so the one-at-a-time detection stage never waits for recognition."""
+        if self.classifier is None:
+            return False, False
         turn, p180 = self.classifier.upside_down(crops)
         params = self.classifier.params
-        if p180 < params.confirm_from:
-            return turn
-        return reads_better_turned(lambda lines: self.recognizer.read(lines, parallel=False), crops,
-                                   params.confirm_sample)
+        unsure = params.confirm_from <= p180 < params.confirm_to
+        return (False, True) if unsure else (turn, False)
+
+
+def turned(crops: list[np.ndarray]) -> list[np.ndarray]:
+    """The line crops turned 180°."""
+    return [cv2.rotate(c, cv2.ROTATE_180) for c in crops]
 
 
 def int8_detector(fp32: InferenceBackend, model: str, settings: OcrSettings) -> InferenceBackend:

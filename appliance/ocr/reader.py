@@ -33,7 +33,7 @@ from appliance.common.batcher import MicroBatcher
 from appliance.ocr.errors import OcrBackendUnavailable
 from appliance.ocr.fair import FairTurns
 from appliance.ocr.image import ImageLimits, check_size, decode_photo, enable_heic, header_pixels, read_photo_file
-from appliance.ocr.pipeline import BackendFactory, OcrPipeline, PpOcrPipeline
+from appliance.ocr.pipeline import BackendFactory, OcrPipeline, PpOcrPipeline, turned
 from appliance.ocr.result import STAGES, OcrResult
 from appliance.ocr.settings import OcrSettings
 
@@ -120,6 +120,9 @@ class OcrReader:
         if self.rec_batcher is not None:
             timeout = max(0.0, deadline - time.monotonic())
             readings = self.rec_batcher.submit(lines.crops, timeout) if lines.crops else []
+            if lines.unsure:  # which way up is told by reading the page both ways
+                other_way = self.rec_batcher.submit(turned(lines.crops), max(0.0, deadline - time.monotonic()))
+                lines, readings = self.pipeline.settle(lines, readings, other_way)
             page = self.pipeline.finish(lines, readings)
         result = OcrResult(
             text=page.text, confidence=page.confidence, lines=page.lines,

@@ -1,11 +1,13 @@
-"""Which way up: the angle classifier's half-turn verdict, confirmed by the recogniser."""
+"""Which way up: the angle classifier's half-turn verdict, and where it is unsure, the
+page read both ways up."""
 
 import numpy as np
 import pytest
 
 from appliance.ocr.cls import AngleClassifier, reads_better_turned
-from appliance.ocr.pipeline import PpOcrPipeline
+from appliance.ocr.pipeline import FoundLines, PpOcrPipeline, turned
 from appliance.ocr.rec import Reading
+from appliance.ocr.timing import Stopwatch
 
 
 class ClassifierBackend:
@@ -23,16 +25,10 @@ class ClassifierBackend:
         return {"y": np.tile([[1 - self.p180, self.p180]], (n, 1)).astype(np.float32)}
 
 
-class MarkedRecognizer:
-    """Reads a crop with confidence 0.95 when its marked corner (the first pixel) is at the
-    top left, as printed, and 0.4 when the crop is upside down."""
-
-    def __init__(self):
-        self.calls = 0
-
-    def read(self, crops, parallel=True):
-        self.calls += 1
-        return [Reading("x", 0.95 if crop[0, 0, 0] == 255 else 0.4) for crop in crops]
+def read(crops):
+    """Confidence 0.95 for a crop whose marked corner (the first pixel) is at the top left,
+    as printed; 0.4 for a crop upside down."""
+    return [Reading("x", 0.95 if crop[0, 0, 0] == 255 else 0.4) for crop in crops]
 
 
 def line(width: int, upright: bool) -> np.ndarray:
@@ -41,33 +37,47 @@ def line(width: int, upright: bool) -> np.ndarray:
     return crop if upright else crop[::-1, ::-1].copy()
 
 
-def pipeline(p180: float) -> tuple[PpOcrPipeline, MarkedRecognizer]:
-    recognizer = MarkedRecognizer()
-    return PpOcrPipeline(None, AngleClassifier(ClassifierBackend(p180)), recognizer), recognizer
+def pipeline(p180: float) -> PpOcrPipeline:
+    return PpOcrPipeline(None, AngleClassifier(ClassifierBackend(p180)), None)
+
+
+def found(crops) -> FoundLines:
+    quads = [np.array([[0, 60 * i], [c.shape[1], 60 * i], [c.shape[1], 60 * i + 48], [0, 60 * i + 48]], np.float32)
+             for i, c in enumerate(crops)]
+    return FoundLines(np.zeros((600, 1000, 3), np.uint8), quads, crops, 0, Stopwatch(), unsure=True)
 
 
 @pytest.mark.parametrize("p180", [0.57, 0.82])
-def test_an_upright_page_the_classifier_calls_turned_is_kept_as_it_is(p180):
-    # the classifier sees a long line squeezed into 192 px; reading the lines both ways decides
-    page, recognizer = pipeline(p180)
-    assert not page.upside_down([line(900, True), line(700, True), line(300, True)])
-    assert recognizer.calls == 1
+def test_an_upright_page_the_classifier_calls_turned_is_read_both_ways_and_kept(p180):
+    # the classifier sees a long line squeezed into 192 px; reading the page both ways decides
+    page = pipeline(p180)
+    crops = [line(900, True), line(700, True), line(300, True)]
+    assert page.half_turn(crops) == (False, True)  # no turn yet: unsure
+    settled, readings = page.settle(found(crops), read(crops), read(turned(crops)))
+    assert settled.rotation == 0 and not settled.unsure
+    assert [r.confidence for r in readings] == [0.95] * 3
 
 
-def test_an_upside_down_page_is_turned_when_it_reads_better_turned():
-    page, _ = pipeline(0.9)
-    assert page.upside_down([line(900, False), line(600, False)])
+def test_an_unsure_upside_down_page_is_turned_with_its_boxes_and_the_turned_readings():
+    page = pipeline(0.72)
+    crops = [line(900, False), line(600, False)]
+    assert page.half_turn(crops) == (False, True)
+    before = found(crops)
+    settled, readings = page.settle(before, read(crops), read(turned(crops)))
+    assert settled.rotation == 180
+    assert [r.confidence for r in readings] == [0.95, 0.95]
+    assert all(c[0, 0, 0] == 255 for c in settled.crops)
+    assert settled.quads[0][:, 1].min() > before.quads[0][:, 1].min()  # the top line is now at the bottom
 
 
-def test_a_page_the_classifier_is_sure_of_is_not_read_twice():
-    page, recognizer = pipeline(0.02)
-    assert not page.upside_down([line(900, True)])
-    assert recognizer.calls == 0
+@pytest.mark.parametrize("p180, turn", [(0.02, False), (0.97, True)])
+def test_a_page_the_classifier_is_sure_of_is_read_once(p180, turn):
+    assert pipeline(p180).half_turn([line(900, True)]) == (turn, False)
 
 
 def test_the_longest_lines_decide():
-    recognizer = MarkedRecognizer()
     crops = [line(200, False), line(900, True), line(800, True), line(700, True)]
-    assert not reads_better_turned(recognizer.read, crops, sample=3)
-    assert reads_better_turned(recognizer.read, [line(200, True)] + [line(900, False)] * 3, sample=3)
-    assert not reads_better_turned(recognizer.read, [], sample=3)
+    assert not reads_better_turned(crops, read(crops), read(turned(crops)), sample=3)
+    crops = [line(200, True)] + [line(900, False)] * 3
+    assert reads_better_turned(crops, read(crops), read(turned(crops)), sample=3)
+    assert not reads_better_turned([], [], [], sample=3)
