@@ -31,11 +31,14 @@ from appliance.ocr.result import OcrLine
 class BlockParams:
     problem_gap: float = 0.9  # empty line heights that separate two regions
     gutter: float = 1.5  # empty line heights that separate two columns
+    column_rows: int = 3  # a gutter down the whole page has this many rows on either side...
+    spanning_rows: int = 3  # ...under as many rows at the top (a title) that may run across it
     continuation_gap: float = 3.0  # an unnumbered region this close below a problem continues it
     edge_margin: float = 4.0  # pixels from the frame edge that count as touching it
     mark_gap: float = 1.0  # a mark is this many line heights away from other text on its row
     side_gap: float = 0.6  # a box at the frame's side this far from its row's other text is another column's
     side_reach: float = 2.0  # ...or, alone on its row, this far from the text of the rows above and below
+    side_gap_before_number: float = 0.3  # ...or this far from a problem number at its right
     written_height: float = 1.6  # a short figure this many line heights tall is written by hand...
     written_ratio: float = 1.3  # ...as is one this much taller than the line it follows,
     written_gap: float = 0.3  # ...this many line heights after its end
@@ -92,7 +95,8 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     text_boxes = [b for b in boxes if not is_scribble(b.text) and not isolated_mark(b, boxes, unit, params)
                   and not trailing_stray(b, boxes, unit, params)
                   and not other_column_at_side(b, boxes, size, unit, params)]
-    regions = xy_cut(text_boxes or boxes, unit, params)
+    kept = text_boxes or boxes
+    regions = xy_cut(kept, unit, params, page_gutters(kept, unit, params))
     numbered_page = any(_top_level_number(merge_row(row)[0].text) for r in regions for row in group_rows(r))
     blocks: list[Block] = []
     for region in regions:
@@ -223,18 +227,59 @@ def other_column_at_side(box: TextBox, boxes: list[TextBox], size: tuple[int, in
     if not row:
         return False
     gaps = [(o.left - right) if at_left else (box.left - float(o.quad[:, 0].max())) for o in row]
-    return min(gaps) >= params.side_gap * unit
+    gap, nearest = min(zip(gaps, row), key=lambda pair: pair[0])
+    if at_left and TOP_LEVEL.match(nearest.text) and gap >= params.side_gap_before_number * unit:
+        return True  # a problem number starts the line: what stands before it is another column's
+    return gap >= params.side_gap * unit
 
 
-def xy_cut(boxes: list[TextBox], unit: float, params: BlockParams) -> list[list[TextBox]]:
-    """Regions in reading order: split across wide empty bands, then down empty gutters."""
+def xy_cut(boxes: list[TextBox], unit: float, params: BlockParams,
+           gutters: tuple[tuple[float, float], ...] = ()) -> list[list[TextBox]]:
+    """Regions in reading order: split across wide empty bands, then down empty gutters (a
+    band's own, or else the page's ``gutters``: a band with one row per column has none of
+    its own that can be told from a wide space in a line)."""
     bands = split_spans(boxes, lambda b: (b.top, b.bottom), params.problem_gap * unit)
     if len(bands) > 1:
-        return [region for band in bands for region in xy_cut(band, unit, params)]
-    columns = split_spans(boxes, lambda b: (b.left, float(b.quad[:, 0].max())), params.gutter * unit)
-    if len(columns) > 1 and all(len(group_rows(c)) >= 2 for c in columns):
-        return [region for column in columns for region in xy_cut(column, unit, params)]
+        return [region for band in bands for region in xy_cut(band, unit, params, gutters)]
+    columns = split_columns(boxes, unit, params, 2)
+    if columns:
+        return [region for column in columns for region in xy_cut(column, unit, params, gutters)]
+    across, columns = split_at_gutters(boxes, gutters)
+    if len(columns) > 1:
+        return ([across] if across else []) + [region for column in columns
+                                                for region in xy_cut(column, unit, params)]
     return [boxes]
+
+
+def page_gutters(boxes: list[TextBox], unit: float, params: BlockParams) -> tuple[tuple[float, float], ...]:
+    """The empty gutters (x from, x to) that run down the whole page between columns of
+    ``column_rows`` rows or more, leaving out up to ``spanning_rows`` rows at the top and
+    one at the bottom that may run across them (a title, a footer)."""
+    rows = group_rows(boxes)
+    for top in range(params.spanning_rows + 1):
+        for bottom in (0, 1):
+            rest = [b for row in rows[top:len(rows) - bottom] for b in row]
+            columns = split_columns(rest, unit, params, params.column_rows)
+            if columns:
+                return tuple((max(_right(b) for b in a), min(b.left for b in c)) for a, c in zip(columns, columns[1:]))
+    return ()
+
+
+def split_at_gutters(boxes: list[TextBox], gutters: tuple[tuple[float, float], ...]
+                     ) -> tuple[list[TextBox], list[list[TextBox]]]:
+    """(boxes running across a gutter, the other boxes split at the gutters, left to right)."""
+    across = [b for b in boxes if any(b.left < end and _right(b) > start for start, end in gutters)]
+    columns: list[list[TextBox]] = [[] for _ in range(len(gutters) + 1)]
+    for box in boxes:
+        if box not in across:
+            columns[sum(box.left >= end for _, end in gutters)].append(box)
+    return across, [c for c in columns if c]
+
+
+def split_columns(boxes: list[TextBox], unit: float, params: BlockParams, rows: int) -> list[list[TextBox]] | None:
+    """The boxes split down empty gutters into columns of ``rows`` rows or more each; None if not."""
+    columns = split_spans(boxes, lambda b: (b.left, float(b.quad[:, 0].max())), params.gutter * unit)
+    return columns if len(columns) > 1 and all(len(group_rows(c)) >= rows for c in columns) else None
 
 
 def split_spans(boxes: list[TextBox], span, gap: float) -> list[list[TextBox]]:

@@ -35,8 +35,9 @@ TOP_LEVEL = re.compile(rf"^\s*(?:{_DOTTED}|{_BARE}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|
 SUB_LEVEL = re.compile(rf"^\s*{_BRACKETED}")
 
 # A score note: "（5分）" "(5 points)" "[3 marks]" "(每题4分)" "（本小题满分10分）".
-_SCORE_NOTE = (r"[（(\[【]\s*(?:每(?:小)?题|共|本(?:小)?题(?:满分)?)?\s*\d{1,3}\s*(?:分|points?|pts?|marks?)"
-               r"[^)）\]】]{0,12}[)）\]】]")
+# An English note's closing bracket is read as l or | in some fonts ("[4 markl").
+_SCORE_NOTE = (r"[（(\[【]\s*(?:每(?:小)?题|共|本(?:小)?题(?:满分)?)?\s*\d{1,3}\s*"
+               r"(?:(?:分|points?|pts?|marks?)[^)）\]】]{0,12}[)）\]】]|(?:points?|marks?)(?-i:[l|]))")
 SCORE = re.compile(rf"^\s*{_SCORE_NOTE}", re.IGNORECASE)
 # The same note printed at the end of the problem instead ("…多少？（5分）").
 SCORE_AT_END = re.compile(rf"\s*{_SCORE_NOTE}\s*$", re.IGNORECASE)
@@ -64,8 +65,8 @@ MARK_CHARS = set("√✓✔✗✘×VvXxOoCc○●◯◎□■☆★*·•.,，�
 # (a root sign √ is always followed by what it takes the root of).
 _TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】])\s*[Xx×]\s*$")
 # Before the problem: a tick or cross; right before a problem number, also a root sign, or a
-# circle or cross read as a letter (O9., X9)).
-_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|[√○◯OoCcXx×]{1,2}(?=\s*(?:\d{1,3}\s*[.．、)）](?!\d)|[（(]\s*\d|第)))\s*")
+# circle, cross or tick read as a letter (O9., X9), V【2】).
+_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|[√○◯OoCcXx×Vv]{1,2}(?=\s*(?:\d{1,3}\s*[.．、)）](?!\d)|[（(【\[〔［]\s*\d|第)))\s*")
 
 _UNDERSCORES = re.compile(r"[_＿]{2,}|(?<=\s)[_＿](?=\s)|(?<=[\u4e00-\u9fff])[_＿](?=[\u4e00-\u9fff])")
 BLANK = "____"
@@ -103,6 +104,18 @@ def is_header(line: str) -> bool:
     if _HEADER_WORDS.search(text) and (len(text) <= 40 or not _ASKS.search(text)):
         return True
     return False
+
+
+# A problem's own words: a question mark, a blank to fill, or a word that asks or instructs.
+_QUESTION = re.compile(r"[?？]|[_＿]{2,}|求|计算|多少|哪|什么|怎样|如何|是否|谁|几|写出|比较|判断|选择|填"
+                       r"|(?i:\b(?:what|which|who|whom|whose|when|where|why|how|find|solve|calculate|compute|"
+                       r"simplify|fill|choose|translate|write|name|explain|describe|evaluate)\b)")
+
+
+def reads_as_question(text: str) -> bool:
+    """The text asks or sets a task (「…是多少？」, 「求…」, "Fill in the blank…", "___"), as a
+    problem does and a title or caption does not."""
+    return _QUESTION.search(text) is not None
 
 
 def starts_answer(line: str) -> bool:

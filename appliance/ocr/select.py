@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 
 from appliance.ocr.blocks import Block
-from appliance.ocr.problem_text import blanks, strip_number
+from appliance.ocr.problem_text import blanks, reads_as_question, strip_number
 from appliance.ocr.result import OcrLine
 
 
@@ -26,8 +26,8 @@ class SelectParams:
     # Two complete problems have equal claim when the farther one's centre is less than
     # ``equal_share`` of its distance + ``equal_margin`` (frame sides = 1) farther from
     # the frame's centre than the nearer one's.
-    equal_share: float = 0.3
-    equal_margin: float = 0.02
+    equal_share: float = 0.1
+    equal_margin: float = 0.0
     min_chars: int = 3  # shorter blocks (a page number, a stray letter) are not problems
 
 
@@ -56,10 +56,14 @@ def select_problem(blocks: list[Block], size: tuple[int, int], params: SelectPar
 def candidates(blocks: list[Block], params: SelectParams) -> list[Block]:
     """Complete problems; else problems cut by the edge; else whatever text there is. On a
     page whose problems are numbered, an unnumbered line (a title the header rules do not
-    know, a caption) is not a problem while a numbered one is in frame."""
+    know, a caption) is not a problem while a numbered one is in frame, unless it reads as
+    a question (:func:`reads_as_question`): a problem whose number was not read (a circle
+    drawn round it, a faint print)."""
     problems = [b for b in blocks if not b.header and len(problem_text(b).replace(" ", "")) >= params.min_chars]
     complete = [b for b in problems if not b.cut]
-    numbered = [b for b in complete if b.numbered]
+    numbered = [b for b in complete if b.numbered or reads_as_question(b.text)]
+    if not any(b.numbered for b in numbered):
+        numbered = []
     return numbered or complete or problems or [b for b in blocks if not b.header] or blocks
 
 

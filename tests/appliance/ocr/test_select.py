@@ -48,9 +48,66 @@ def test_a_problem_cut_by_the_frame_side_loses_to_a_complete_one():
 
 
 def test_two_whole_problems_with_equal_claim_are_both_offered():
-    boxes = [box("1. 解方程：2x + 3 = 11", 300, 400, 600), box("2. 解方程：2x + 3 = 13", 300, 720, 600)]
+    # the frame's centre (y 600) lies between them, 180 and 170 px from their middles
+    boxes = [box("1. 解方程：2x + 3 = 11", 300, 400, 600), box("2. 解方程：2x + 3 = 13", 300, 750, 600)]
     layout = arrange_page(boxes, SIZE)
     assert set(layout.choices) == {"解方程：2x + 3 = 11", "解方程：2x + 3 = 13"}
+
+
+def test_of_two_problems_either_side_of_the_centre_the_clearly_nearer_is_chosen():
+    # 140 against 180 px from the centre: the student aimed nearer the second
+    boxes = [box("1. 解方程：2x + 3 = 11", 300, 400, 600), box("2. 解方程：2x + 3 = 13", 300, 720, 600)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "解方程：2x + 3 = 13"
+    assert layout.choices == ()
+
+
+def test_a_problem_whose_number_was_not_read_is_chosen_at_the_centre():
+    # a circle drawn round "14." hid it: the framed problem is an unnumbered block between numbered ones
+    boxes = [box("13. 一幅地图的比例尺是 1:100000，求实际距离。", 300, 380, 800),
+             box("地球公转一周的时间大约是多少？", 340, 580, 600),
+             box("15. 我国最长的河流是哪一条？", 300, 780, 600)]
+    assert arrange_page(boxes, SIZE).text == "地球公转一周的时间大约是多少？"
+
+
+def test_an_unnumbered_title_at_the_centre_is_still_no_problem():
+    boxes = [box("13. 一幅地图的比例尺是 1:100000，求实际距离。", 300, 380, 800),
+             box("期中复习综合练习", 600, 580, 400),
+             box("15. 我国最长的河流是哪一条？", 300, 860, 600)]
+    assert arrange_page(boxes, SIZE).text == "一幅地图的比例尺是 1:100000，求实际距离。"
+
+
+def test_two_columns_under_a_title_that_runs_across_the_gutter_are_not_read_across():
+    # the title sits too close above the columns to be a band of its own
+    left = [box(f"【{n}】{q}", 100, 490 + 90 * i, 680) for i, (n, q) in
+            enumerate([(1, "在等差数列中，公差是多少？"), (2, "“欲穷千里目”的下一句是什么？"), (3, "呼吸作用的主要场所是哪里？")])]
+    right = [box(f"【{n}】{q}", 900, 500 + 90 * i, 600) for i, (n, q) in
+             enumerate([(19, "《孔乙己》的作者是谁？"), (20, "计算：sin 30° + cos 60°"), (21, "秦朝建立于哪一年？")])]
+    title = box("二年级语文寒假作业", 560, 430, 500)
+    layout = arrange_page([title, *left, *right], SIZE)
+    assert layout.text == "“欲穷千里目”的下一句是什么？"
+    assert "【19】《孔乙己》的作者是谁？" in layout.page_text.splitlines()
+
+
+def test_the_next_columns_remnant_close_before_a_problem_number_is_left_out():
+    # 「的复数」 is the end of the left column's line, cut by the frame, 20 px before "No.14"
+    boxes = [box("No.13 Which organelle is known as the powerhouse of the cell?", 170, 470, 1000),
+             box("的复数", 0, 575, 126, h=50), box("No.14 What is the past tense of \"go\"?", 146, 570, 900, h=50),
+             box("No.15 Find the slope of the line through (1, 2) and (3, 8).", 170, 700, 1000)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == 'What is the past tense of "go"?'
+
+
+@pytest.mark.parametrize("line, rest", [("V【2】“欲穷千里目”的下一句是什么？", "【2】“欲穷千里目”的下一句是什么？"),
+                                        ("v(3) 水的化学式是什么？", "(3) 水的化学式是什么？")])
+def test_a_tick_read_as_v_before_the_number_is_a_mark(line, rest):
+    assert strip_ticks(line) == rest
+
+
+def test_an_english_score_note_whose_bracket_was_read_as_a_letter_is_left_out():
+    assert strip_number("[4 markl In what year did Columbus reach the Americas?") == \
+        "In what year did Columbus reach the Americas?"
+    assert strip_number("[4 marksIn what year?") == "[4 marksIn what year?"  # no bracket at all: left as read
 
 
 def test_a_number_read_on_a_line_of_its_own_starts_the_problem_below_it():
