@@ -27,9 +27,11 @@ _AFTER_LATIN = r"(?=\s|$|[^\w]|[\u3400-\u9fff])"
 # A number whose dot the recogniser lost, at the start of a line: before Chinese text that
 # no count or unit of a given starts (「18世界上…」, not 「36的」 「10项」 「2小时」), before an
 # opening title or quotation mark (「12《南京条约》…」), or before a
-# capitalised word ("16 Fill in the blank").
+# capitalised word ("16 Fill in the blank"), or before a score note (a circled ⑤ read as
+# 5: 「5 (10分) 计算…」).
 _BARE = (r"(?:\d{1,2}(?![\d.．,，])(?=\s?(?![个只名岁年月日时分秒米厘千克元角度倍次天人本张条项位辆件块支层页瓶杯"
-         r"和与的比除乘加减是等到至或及题小毫升吨里])[\u4e00-\u9fff《“「])|\d{1,2}(?=\s+[A-Z][a-z]))")
+         r"和与的比除乘加减是等到至或及题小毫升吨里])[\u4e00-\u9fff《“「])|\d{1,2}(?=\s+[A-Z][a-z])"
+         r"|\d{1,2}(?=\s?[（(【\[]\s*\d{1,3}\s*(?:分|points?|marks?)))")
 NUMBER = re.compile(rf"^\s*(?:{_DOTTED}|{_BARE}|{_BRACKETED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN})")
 TOP_LEVEL = re.compile(rf"^\s*(?:{_DOTTED}|{_BARE}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN})")
 SUB_LEVEL = re.compile(rf"^\s*{_BRACKETED}")
@@ -56,6 +58,8 @@ _HEADER_WORDS = re.compile(
     r"(?i:\bhomework\b|\bworksheet\b|\bname\s*[:：_]|\bclass\s*[:：_]|\bdate\s*[:：_]|\bscore\s*[:：_]|"
     r"\bunit\s+\d+\b|\bchapter\s+\d+\b|\blesson\s+\d+\b|\bquiz\b|\bexam\b|\btest\s+\d+\b|\bpage\s+\d+\b)"
     r"|姓名|班级|学号|得分|日期|作业|练习卷|测试卷|试卷|单元(?:测试|练习|检测)|课时练|第\s*\d+\s*页")
+# Words of a sheet's title that a problem may use too (练习钢琴): a title only in a short line that asks nothing.
+_TITLE_WORDS = re.compile(r"练习|复习|测验|检测|训练|(?i:\breview\b|\bpractice\b|\bexercises\b)")
 _ASKS = re.compile(r"[?？=＝]|求|计算|解|多少|哪|什么|为什么|怎样|如何|是否|选择|填")
 
 # Marks a teacher or student puts beside a problem: ticks, crosses, circles, stars.
@@ -103,6 +107,8 @@ def is_header(line: str) -> bool:
         return True
     if _HEADER_WORDS.search(text) and (len(text) <= 40 or not _ASKS.search(text)):
         return True
+    if _TITLE_WORDS.search(text) and len(text) <= 24 and not _ASKS.search(text):
+        return True  # 「期中复习 综合练习」
     return False
 
 

@@ -329,6 +329,7 @@ def test_words_with_m_and_n_are_not_strokes(word):
     ("16 Fill in the blank with \"a\" or \"an\": ___ apple", "Fill in the blank with \"a\" or \"an\": ___ apple"),
     ("12《南京条约》是哪一年签订的？", "《南京条约》是哪一年签订的？"),
     ("12“春眠不觉晓”的下一句是什么？", "“春眠不觉晓”的下一句是什么？"),
+    ("5 (10分）计算 H2O 的相对分子质量。", "计算 H2O 的相对分子质量。"),  # a circled ⑤ read as 5
 ])
 def test_a_number_whose_dot_was_lost_is_still_the_problem_number(line, rest):
     assert strip_number(line) == rest
@@ -475,3 +476,17 @@ def test_across_the_gutter_the_column_under_the_centre_wins():
     boxes = [box("3. 世界上面积最大的大洋是哪个？", 100, 560, 560), box("4. 水的化学式是什么？", 100, 680, 400),
              box("13. 一个正方体的棱长是 4 厘米，它的体积是多少？", 760, 620, 700)]
     assert arrange_page(boxes, SIZE).text == "一个正方体的棱长是 4 厘米，它的体积是多少？"
+
+
+def test_a_short_sheet_title_is_a_header_and_a_problem_that_practises_is_not():
+    assert is_header("期中复习 综合练习")
+    assert is_header("Unit 5 Review")
+    assert not is_header("小明每天练习钢琴 2 小时，一周练习多少小时？")
+    assert not is_header("What is the past tense of \"practise\"?")
+
+
+def test_a_title_above_a_problem_whose_circled_number_was_read_as_a_digit_is_left_out():
+    boxes = [box("期中复习综合练习", 330, 490, 320, h=56), box("5", 102, 598, 26, h=28),
+             box("(10分）计算H2O的相对分子质量。", 140, 588, 525, h=49), box("H-1, O-16)", 127, 635, 190, h=48),
+             box("一、基础题", 83, 801, 170, h=50), box("⑥【8分】写出碳在氧气中不充分燃烧的化学方程式。", 83, 855, 720, h=46)]
+    assert arrange_page(boxes, (960, 1280)).text == "计算H2O的相对分子质量。H-1, O-16)"
