@@ -21,6 +21,7 @@ from appliance.ask.dense_index import DenseIndex
 from appliance.bank.kb import QuestionBank
 from appliance.ask.metrics import ApplianceMetrics
 from appliance.asklog.photo_archive import PhotoArchive
+from appliance.ask.photo_reading import reads_as
 from appliance.ask.policy import Decision
 from appliance.ask.search import Candidate, HybridSearch, Signal
 from appliance.ask import calibration
@@ -361,14 +362,14 @@ class AskService:
         watch.lap("normalise")
         self.refresh_index()
         self.refresh_memory()
-        key = (search_form(question.text), self._index_version, self._memory_version)
+        key = (search_form(question.text), self._index_version, self._memory_version, ocr is not None)
         with self._cache_lock:
             decision = self._cache.get(key)
         cached = decision is not None
         self.metrics.cache.labels("answer", "hit" if cached else "miss").inc()
         watch.lap("cache")
         if decision is None:
-            decision = self._decide(question.text, watch)
+            decision = self._decide(question.text, watch, photo=ocr is not None)
             self._remember(key, decision)
         best = decision.best
         ask_id = self.asks.record(AskRecord(
@@ -385,12 +386,13 @@ class AskService:
         card = self._card(ask_id, question, decision, watch.stages, cached, photo=ocr is not None)
         return dataclasses.replace(card, corrects=corrects) if corrects is not None else card
 
-    def decide_only(self, text: str) -> Decision:
-        """The decision for a question without logging it (evaluation, benchmarks)."""
+    def decide_only(self, text: str, photo: bool = False) -> Decision:
+        """The decision for a question without logging it (evaluation, benchmarks);
+        ``photo``: the text was read from a photo."""
         question = clean_question(text, self.config.ask.max_question_chars)
         self.refresh_index()
         self.refresh_memory()
-        return self._decide(question.text, _Stopwatch())
+        return self._decide(question.text, _Stopwatch(), photo=photo)
 
     def _encode_batch(self, texts: list[str]) -> list[tuple]:
         """One batch: embed the questions, then the dense top candidates of all of them in
@@ -405,9 +407,20 @@ class AskService:
         result = self._photo_reader().read(photo)
         if result.empty or result.ambiguous:
             return Decision(None, 0.0, True, [])
-        return self.decide_only(result.text)
+        return self.decide_only(result.text, photo=True)
 
-    def _decide(self, question: str, watch: _Stopwatch) -> Decision:
+    def _decide(self, question: str, watch: _Stopwatch, photo: bool = False) -> Decision:
+        """The verifier's decision; for a photo's text that abstains, the decision for the
+        close bank question it reads as (:func:`photo_reading.reads_as`: O read as 0, x²
+        read as x2, the problem number left before it), if one does."""
+        decision = self._verified(question, watch)
+        if photo and decision.abstained:
+            printed = next((e["question"] for _, e in decision.similar if reads_as(question, e["question"])), None)
+            if printed is not None:
+                decision = self._verified(printed, watch)
+        return decision
+
+    def _verified(self, question: str, watch: _Stopwatch) -> Decision:
         try:
             vector, dense_top = self.encoder_batcher.submit(question, timeout_s=self.config.serving.deadline_s)
         except ItemFailed:

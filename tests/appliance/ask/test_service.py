@@ -99,3 +99,13 @@ def test_answer_cache_hits_and_is_invalidated_by_a_bank_change(service, tmp_path
     after = service.ask("水的沸点是多少")
     assert not after.cached
     assert service.ask("声音在空气中传播速度大约是多少").matched_id == "new-1"
+
+
+def test_a_photos_text_that_reads_as_a_bank_question_gets_its_answer(service):
+    # O read as 0: typed, a new number 0 is another problem; read from a photo, it is the bank's question
+    read = "How many moles of water are there in 36 g of water? (H = 1, 0 = 16)"
+    assert service.decide_only(read).abstained
+    decision = service.decide_only(read, photo=True)
+    assert not decision.abstained and decision.best[1]["id"] == "demo-chem-016"
+    assert service.decide_only("How many moles of water are there in 36 g of water? (H = 1, 0 = 18)",
+                               photo=True).abstained  # another number is still another problem

@@ -1,0 +1,35 @@
+"""A photo's text read as a bank question: only what a camera confuses is folded away."""
+
+import pytest
+
+from appliance.ask.photo_reading import camera_form, reads_as
+
+
+@pytest.mark.parametrize("read, printed", [
+    ("What is the Sl unit of force?", "What is the SI unit of force?"),  # I read as l
+    ("How many moles of water are there in 36 g of water? (H = 1, 0 = 16)",
+     "How many moles of water are there in 36 g of water? (H = 1, O = 16)"),  # O read as 0
+    ("求 log28 的值。", "求 log₂8 的值。"),  # a lowered digit read level
+    ("水产生的压强是多少？（ρ水 = 1.0×103 kg/m³）", "水产生的压强是多少？（ρ水 = 1.0 × 10³ kg/m³）"),
+    ("⑧正常人的体细胞中有多少对染色体？", "正常人的体细胞中有多少对染色体？"),  # the circled number left before it
+    ("6 在等差数列 {an}中，a₁ = 2,公差 d = 3,求 a10。", "在等差数列 {aₙ} 中，a₁ = 2，公差 d = 3，求 a₁₀。"),
+])
+def test_what_a_camera_confuses_is_the_same_question(read, printed):
+    assert reads_as(read, printed)
+
+
+@pytest.mark.parametrize("read, printed", [
+    ("解方程：2x + 3 = 13", "解方程：2x + 3 = 11"),  # another number
+    ("解方程：2x - 3 = 11", "解方程：2x + 3 = 11"),  # another sign
+    ("正常人的体细胞中有多少对染色体？", "人的体细胞中有多少对染色体？"),  # words before it are words
+    ("123 正常人的体细胞中有多少对染色体？", "正常人的体细胞中有多少对染色体？"),  # three digits are no problem number
+    ("第二次世界大战结束于哪一年？", "第一次世界大战结束于哪一年？"),
+    ("", ""),
+])
+def test_any_other_difference_is_another_question(read, printed):
+    assert not reads_as(read, printed)
+
+
+def test_the_camera_form_folds_only_confusable_characters():
+    assert camera_form("H₂O 和 x² ，Ｏ") == camera_form("H2O和x2,0")
+    assert camera_form("2.5") != camera_form("25")
