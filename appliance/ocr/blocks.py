@@ -268,10 +268,12 @@ def page_gutters(boxes: list[TextBox], unit: float, params: BlockParams) -> tupl
 def split_at_gutters(boxes: list[TextBox], gutters: tuple[tuple[float, float], ...]
                      ) -> tuple[list[TextBox], list[list[TextBox]]]:
     """(boxes running across a gutter, the other boxes split at the gutters, left to right)."""
-    across = [b for b in boxes if any(b.left < end and _right(b) > start for start, end in gutters)]
+    across: list[TextBox] = []
     columns: list[list[TextBox]] = [[] for _ in range(len(gutters) + 1)]
     for box in boxes:
-        if box not in across:
+        if any(box.left < end and _right(box) > start for start, end in gutters):
+            across.append(box)
+        else:
             columns[sum(box.left >= end for _, end in gutters)].append(box)
     return across, [c for c in columns if c]
 

@@ -490,3 +490,13 @@ def test_a_title_above_a_problem_whose_circled_number_was_read_as_a_digit_is_lef
              box("(10分）计算H2O的相对分子质量。", 140, 588, 525, h=49), box("H-1, O-16)", 127, 635, 190, h=48),
              box("一、基础题", 83, 801, 170, h=50), box("⑥【8分】写出碳在氧气中不充分燃烧的化学方程式。", 83, 855, 720, h=46)]
     assert arrange_page(boxes, (960, 1280)).text == "计算H2O的相对分子质量。H-1, O-16)"
+
+
+def test_two_columns_of_lines_that_read_alike_are_split_at_the_pages_gutter():
+    # one row per column in each band, and the same words on both sides of the gutter
+    left = [box(f"{n}. 计算：{n} + {n}", 100, 300 + 150 * i, 600) for i, n in enumerate((1, 2, 3, 4))]
+    right = [box("Fill in the blank: ____", 900, 300 + 150 * i, 500) for i in range(4)]
+    title = box("Fill in the blank: ____", 500, 255, 600)  # across the gutter, read like the right column
+    layout = arrange_page([title, *left, *right], SIZE)
+    assert layout.text == "计算：3 + 3"
+    assert "Fill" not in layout.text
