@@ -17,13 +17,14 @@
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from dataclasses import dataclass
 
 from appliance.ocr.layout import TextBox, join, merge_row, group_rows, sides_of
 from appliance.ocr.problem_text import (TOP_LEVEL, ends_sentence, ends_with_score, is_header, is_label_after,
-                                       is_mark, is_score_only, is_scribble, is_stray, starts_answer, starts_problem,
-                                       strip_number, strip_ticks)
+                                       is_mark, is_score_only, is_scribble, is_stray, reads_as_question, starts_answer,
+                                       starts_problem, strip_number, strip_ticks)
 from appliance.ocr.result import OcrLine
 
 
@@ -107,7 +108,26 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
                 blocks[-1] = Block(previous.rows + block.rows, False, True, previous.cut or block.cut)
             else:
                 blocks.append(block)
-    return split_lost_numbers(blocks, unit, params)
+    return [part for block in split_lost_numbers(blocks, unit, params) for part in split_off_answer(block)]
+
+
+def split_off_answer(block: Block) -> list[Block]:
+    """A numbered problem without the rows after its question mark that ask nothing (a
+    student's working or answer written below it, 「25℃时pH=7」): they are a block of their
+    own, no problem. Answer options (A. …) and given data in brackets stay, and so does
+    whatever follows a full stop (「…求阻值。以及它消耗的电功率。」)."""
+    if not block.numbered or block.header:
+        return [block]
+    for i in range(1, len(block.rows)):
+        head, tail = block.rows[:i], block.rows[i:]
+        if strip_number(head[-1].text).rstrip()[-1:] in ("?", "？") and not _OPTION_OR_DATA.match(tail[0].text) \
+                and not any(reads_as_question(r.text) for r in tail):
+            return [Block(head, False, True, touches_edge(head)), Block(tail, False, False, touches_edge(tail))]
+    return [block]
+
+
+# A line of answer options or of given data: "A. 4 N", 「A、西安」, "(A) was", 「（相对原子质量：…）」.
+_OPTION_OR_DATA = re.compile(r"^\s*(?:[A-DＡ-Ｄ]\s*[.．、)）:]|[（(]\s*[A-D]\s*[)）]|[（(\[【])")
 
 
 def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) -> list[Block]:
@@ -153,7 +173,8 @@ def _overlap(a: Block, b: Block) -> float:
 
 def to_row(boxes: list[TextBox], size: tuple[int, int], params: BlockParams = BlockParams()) -> Row:
     """One row; a tick the detector took into the line's box is cut off (with its share
-    of the row's width, so a tick near the frame's side does not make the row look cut)."""
+    of the row's width, so a tick near the frame's side does not make the row look cut),
+    and a side the row touches but is whole at does not count."""
     line, (top, bottom, height) = merge_row(boxes)
     left, right = min(b.left for b in boxes), max(float(b.quad[:, 0].max()) for b in boxes)
     sides = frozenset().union(*(sides_of(b, size, params.edge_margin) for b in boxes))
@@ -166,6 +187,12 @@ def to_row(boxes: list[TextBox], size: tuple[int, int], params: BlockParams = Bl
             cut_to = left + (right - left) * len(text) / len(line.text)
             sides, right = (sides - {"right"} if right - cut_to > params.edge_margin else sides), cut_to
         line = OcrLine(text, line.confidence, line.box)
+    # Whole at a side it touches: a line that ends its sentence at the right, or starts with
+    # its problem number at the left (its box ran on over a mark or the paper's edge).
+    if "right" in sides and ends_sentence(text):
+        sides -= {"right"}
+    if "left" in sides and TOP_LEVEL.match(text):
+        sides -= {"left"}
     return Row(line, top, bottom, left, right, height, sides)
 
 

@@ -70,7 +70,7 @@ MARK_CHARS = set("√✓✔✗✘×VvXxOoCc○●◯◎□■☆★*·•.,，�
 _TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】])\s*[Xx×]\s*$")
 # Before the problem: a tick or cross; right before a problem number, also a root sign, or a
 # circle, cross or tick read as a letter (O9., X9), V【2】).
-_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|[√○◯OoCcXx×Vv]{1,2}(?=\s*(?:\d{1,3}\s*[.．、)）](?!\d)|[（(【\[〔［]\s*\d|第)))\s*")
+_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|[√○◯OoCcXx×Vv]{1,2}(?=\s*(?:\d{1,3}\s*[.．、)）](?!\d)|[（(【\[〔［]\s*\d|第|(?:Q|No\.?|Question)\s*\d)))\s*")
 
 _UNDERSCORES = re.compile(r"[_＿]{2,}|(?<=\s)[_＿](?=\s)|(?<=[\u4e00-\u9fff])[_＿](?=[\u4e00-\u9fff])")
 BLANK = "____"

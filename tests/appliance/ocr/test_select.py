@@ -42,7 +42,7 @@ def test_the_most_central_complete_problem_is_chosen_among_numbered_neighbours()
 
 
 def test_a_problem_cut_by_the_frame_side_loses_to_a_complete_one():
-    boxes = [box("3. 一个长方形的长是 8 厘米，宽是 5 厘米，它的面积是多少？", 700, 500, 900),  # runs off the right edge
+    boxes = [box("3. 一个长方形的长是 8 厘米，宽是 5 厘米，它的面积是多少平", 700, 500, 900),  # runs off the right edge
              box("4. 解方程：2x + 3 = 11", 200, 700, 500)]
     assert arrange_page(boxes, SIZE).text == "解方程：2x + 3 = 11"
 
@@ -500,3 +500,31 @@ def test_two_columns_of_lines_that_read_alike_are_split_at_the_pages_gutter():
     layout = arrange_page([title, *left, *right], SIZE)
     assert layout.text == "计算：3 + 3"
     assert "Fill" not in layout.text
+
+
+def test_a_line_that_ends_its_sentence_at_the_frames_side_is_whole():
+    # the detector ran the framed problem's box on over a mark at the frame's right side
+    boxes = [box("13. Choose the correct word: He ___ to school by bike every day.", 100, 300, 1300),
+             box("14. What is the past tense of \"go\"?", 100, 560, 1500),  # reaches x = 1600
+             box("15. 世界上面积最大的大洲是哪个？", 100, 800, 800)]
+    assert arrange_page(boxes, SIZE).text == 'What is the past tense of "go"?'
+
+
+def test_a_tick_before_a_q_number_is_a_mark():
+    assert strip_ticks("√Q20《论语》主要记录了谁的言行？") == "Q20《论语》主要记录了谁的言行？"
+
+
+def test_a_students_answer_written_below_the_problem_is_no_part_of_it():
+    boxes = [box("12. 常温（25 ℃）下纯水的 pH 是多少？", 300, 540, 800), box("25℃时pH=7", 340, 600, 300),
+             box("13. 计算 H₂O 的相对分子质量。", 300, 900, 700), box("（相对原子质量：H-1，O-16）", 300, 960, 700)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "常温（25 ℃）下纯水的 pH 是多少？"
+    assert "25℃时pH=7" in layout.page_text
+
+
+def test_a_second_sentence_that_asks_stays_with_the_problem():
+    boxes = [box("7. A ball is dropped from rest.", 300, 540, 600),
+             box("Ignoring air resistance and taking g = 10 m/s²,", 300, 600, 900),
+             box("how far does it fall in 2 s?", 300, 660, 600)]
+    assert arrange_page(boxes, SIZE).text == \
+        "A ball is dropped from rest. Ignoring air resistance and taking g = 10 m/s², how far does it fall in 2 s?"
