@@ -17,14 +17,14 @@
 from __future__ import annotations
 
 import math
-import re
 import statistics
 from dataclasses import dataclass
 
 from appliance.ocr.layout import TextBox, join, merge_row, group_rows, sides_of
-from appliance.ocr.problem_text import (TOP_LEVEL, ends_sentence, ends_with_score, is_header, is_label_after,
-                                       is_mark, is_score_only, is_scribble, is_stray, reads_as_question, starts_answer,
-                                       starts_problem, strip_number, strip_ticks)
+from appliance.ocr.problem_text import (TOP_LEVEL, ends_question, ends_sentence, ends_with_score, is_header,
+                                       is_label_after, is_mark, is_options_or_data, is_score_only, is_scribble,
+                                       is_stray, reads_as_question, starts_answer, starts_problem, strip_number,
+                                       strip_ticks)
 from appliance.ocr.result import OcrLine
 
 
@@ -120,14 +120,11 @@ def split_off_answer(block: Block) -> list[Block]:
         return [block]
     for i in range(1, len(block.rows)):
         head, tail = block.rows[:i], block.rows[i:]
-        if strip_number(head[-1].text).rstrip()[-1:] in ("?", "？") and not _OPTION_OR_DATA.match(tail[0].text) \
+        if ends_question(strip_number(head[-1].text)) and not is_options_or_data(tail[0].text) \
                 and not any(reads_as_question(r.text) for r in tail):
             return [Block(head, False, True, touches_edge(head)), Block(tail, False, False, touches_edge(tail))]
     return [block]
 
-
-# A line of answer options or of given data: "A. 4 N", 「A、西安」, "(A) was", 「（相对原子质量：…）」.
-_OPTION_OR_DATA = re.compile(r"^\s*(?:[A-DＡ-Ｄ]\s*[.．、)）:]|[（(]\s*[A-D]\s*[)）]|[（(\[【])")
 
 
 def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) -> list[Block]:

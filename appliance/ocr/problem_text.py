@@ -145,6 +145,20 @@ def ends_sentence(line: str) -> bool:
     return line.rstrip()[-1:] in tuple(_SENTENCE_END)
 
 
+def ends_question(line: str) -> bool:
+    """The line ends with a question mark."""
+    return line.rstrip()[-1:] in ("?", "？")
+
+
+# A line of answer options or of given data: "A. 4 N", 「A、西安」, "(A) was", 「（相对原子质量：…）」.
+_OPTIONS_OR_DATA = re.compile(r"^\s*(?:[A-DＡ-Ｄ]\s*[.．、)）:]|[（(]\s*[A-D]\s*[)）]|[（(\[【])")
+
+
+def is_options_or_data(line: str) -> bool:
+    """The line holds answer options or given data in brackets: part of the problem above."""
+    return _OPTIONS_OR_DATA.match(line) is not None
+
+
 def is_score_only(line: str) -> bool:
     """The line is a score note alone (「[10分]」 wrapped onto a line of its own)."""
     score = SCORE.match(line)
