@@ -20,11 +20,11 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from appliance.ocr.layout import TextBox, join, merge_row, group_rows, sides_of
+from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.problem_text import (TOP_LEVEL, ends_question, ends_sentence, ends_with_score, is_header,
-                                       is_label_after, is_mark, is_options_or_data, is_score_only, is_scribble,
-                                       is_stray, reads_as_question, starts_answer, starts_problem, strip_number,
-                                       strip_ticks)
+                                       is_label_after, is_mark, is_options, is_options_or_data, is_score_only,
+                                       is_scribble, is_stray, reads_as_question, starts_answer, starts_problem,
+                                       strip_number, strip_ticks)
 from appliance.ocr.result import OcrLine
 
 
@@ -34,6 +34,10 @@ class BlockParams:
     gutter: float = 1.5  # empty line heights that separate two columns
     column_rows: int = 3  # a gutter down the whole page has this many rows on either side...
     spanning_rows: int = 3  # ...under as many rows at the top (a title) that may run across it
+    # ...and may be as narrow as this (wider than a space between words: no box on any row
+    # below the title crosses it), with this many rows on either side
+    page_gutter: float = 0.5
+    narrow_rows: int = 5
     continuation_gap: float = 3.0  # an unnumbered region this close below a problem continues it
     edge_margin: float = 4.0  # pixels from the frame edge that count as touching it
     mark_gap: float = 1.0  # a mark is this many line heights away from other text on its row
@@ -108,7 +112,22 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
                 blocks[-1] = Block(previous.rows + block.rows, False, True, previous.cut or block.cut)
             else:
                 blocks.append(block)
-    return [part for block in split_lost_numbers(blocks, unit, params) for part in split_off_answer(block)]
+    return [part for block in split_lost_numbers(blocks, unit, params) for after in split_after_options(block)
+            for part in split_off_answer(after)]
+
+
+def split_after_options(block: Block) -> list[Block]:
+    """A numbered problem's answer options end it: rows after them that ask something are
+    the next problem, whose number was not read."""
+    if not block.numbered or block.header:
+        return [block]
+    for i in range(1, len(block.rows)):
+        head, tail = block.rows[:i], block.rows[i:]
+        if is_options(head[-1].text) and not is_options_or_data(tail[0].text) \
+                and any(reads_as_question(r.text) for r in tail):
+            return [Block(head, False, True, touches_edge(head)),
+                    *split_after_options(Block(tail, False, True, touches_edge(tail)))]
+    return [block]
 
 
 def split_off_answer(block: Block) -> list[Block]:
@@ -278,15 +297,24 @@ def xy_cut(boxes: list[TextBox], unit: float, params: BlockParams,
 def page_gutters(boxes: list[TextBox], unit: float, params: BlockParams) -> tuple[tuple[float, float], ...]:
     """The empty gutters (x from, x to) that run down the whole page between columns of
     ``column_rows`` rows or more, leaving out up to ``spanning_rows`` rows at the top and
-    one at the bottom that may run across them (a title, a footer)."""
+    one at the bottom that may run across them (a title, a footer). A gutter narrower
+    than ``gutter`` counts only between columns of ``narrow_rows`` rows or more: a few
+    lines each found in two pieces at the same place are no columns."""
     rows = group_rows(boxes)
     for top in range(params.spanning_rows + 1):
         for bottom in (0, 1):
             rest = [b for row in rows[top:len(rows) - bottom] for b in row]
-            columns = split_columns(rest, unit, params, params.column_rows)
+            columns = split_columns(rest, unit, params, params.column_rows, params.page_gutter)
+            if columns and any(_gap(a, c) < params.gutter * unit for a, c in zip(columns, columns[1:])) \
+                    and any(len(group_rows(c)) < params.narrow_rows for c in columns):
+                columns = split_columns(rest, unit, params, params.column_rows)
             if columns:
                 return tuple((max(_right(b) for b in a), min(b.left for b in c)) for a, c in zip(columns, columns[1:]))
     return ()
+
+
+def _gap(left: list[TextBox], right: list[TextBox]) -> float:
+    return min(b.left for b in right) - max(_right(b) for b in left)
 
 
 def split_at_gutters(boxes: list[TextBox], gutters: tuple[tuple[float, float], ...]
@@ -302,9 +330,11 @@ def split_at_gutters(boxes: list[TextBox], gutters: tuple[tuple[float, float], .
     return across, [c for c in columns if c]
 
 
-def split_columns(boxes: list[TextBox], unit: float, params: BlockParams, rows: int) -> list[list[TextBox]] | None:
+def split_columns(boxes: list[TextBox], unit: float, params: BlockParams, rows: int,
+                  gutter: float | None = None) -> list[list[TextBox]] | None:
     """The boxes split down empty gutters into columns of ``rows`` rows or more each; None if not."""
-    columns = split_spans(boxes, lambda b: (b.left, float(b.quad[:, 0].max())), params.gutter * unit)
+    width = params.gutter if gutter is None else gutter
+    columns = split_spans(boxes, lambda b: (b.left, float(b.quad[:, 0].max())), width * unit)
     return columns if len(columns) > 1 and all(len(group_rows(c)) >= rows for c in columns) else None
 
 

@@ -8,13 +8,17 @@ is chosen (:mod:`select`).
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import replace
 
-from appliance.ocr.blocks import BlockParams, find_blocks
+from appliance.ocr.blocks import BlockParams, find_blocks, page_gutters
 from appliance.ocr.layout import Layout, LayoutParams, TextBox, frame_sides, keep_question_lines, mean_confidence
 from appliance.ocr.result import OcrLine
 from appliance.ocr.select import SelectParams, select_problem
 from appliance.ocr.skew import Skew, measure_skew
+
+#: How far the page's columns may lean with its lines (0: upright, 1: turned as the lines are).
+LEANS = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
 def arrange_page(boxes: list[TextBox], size: tuple[int, int], params: LayoutParams = LayoutParams(),
@@ -22,12 +26,37 @@ def arrange_page(boxes: list[TextBox], size: tuple[int, int], params: LayoutPara
     """``size`` is the upright photo's (width, height)."""
     kept = keep_question_lines(boxes, size, params)
     skew = measure_skew([b.quad for b in kept], size)
-    level = [replace(b, quad=skew.to_page(b.quad), sides=frame_sides(b.quad, size, params.edge_margin))
-             for b in kept] if not skew.level else kept
-    selection = select_problem(find_blocks(level, size, block_params), size, select_params)
+    skew = upright_columns(kept, skew, size, params, block_params)
+    levelled = level(kept, skew, size, params)
+    selection = select_problem(find_blocks(levelled, size, block_params), size, select_params)
     lines = tuple(in_photo(line, skew) for line in selection.lines)
     return Layout(selection.text, lines, mean_confidence(lines), len(boxes) - len(kept),
                   page_text=selection.page_text, choices=selection.choices)
+
+
+def upright_columns(boxes: list[TextBox], skew: Skew, size: tuple[int, int], params: LayoutParams,
+                    block_params: BlockParams) -> Skew:
+    """``skew`` with the lean (:class:`Skew`) under which the page shows its widest gutter
+    between columns: a page turned on the desk has columns that lean with its lines, a
+    page seen in perspective can have upright columns under sloping lines. Without a
+    gutter at any lean, none (lines levelled, x kept)."""
+    if skew.level or not boxes:
+        return skew
+    unit = statistics.median(b.height for b in boxes)
+    widths = {lean: widest_gutter(level(boxes, replace(skew, lean=lean), size, params), unit, block_params)
+              for lean in LEANS}
+    return replace(skew, lean=max(LEANS, key=lambda lean: (widths[lean], -lean)))
+
+
+def widest_gutter(boxes: list[TextBox], unit: float, block_params: BlockParams) -> float:
+    return max((end - start for start, end in page_gutters(boxes, unit, block_params)), default=0.0)
+
+
+def level(boxes: list[TextBox], skew: Skew, size: tuple[int, int], params: LayoutParams) -> list[TextBox]:
+    """The boxes on the levelled page (which sides of the frame they touch from the photo)."""
+    if skew.level:
+        return boxes
+    return [replace(b, quad=skew.to_page(b.quad), sides=frame_sides(b.quad, size, params.edge_margin)) for b in boxes]
 
 
 def in_photo(line: OcrLine, skew: Skew) -> OcrLine:

@@ -150,6 +150,15 @@ def ends_question(line: str) -> bool:
     return line.rstrip()[-1:] in ("?", "？")
 
 
+# A line of answer options: "A. 4 N", 「A、西安」, "(A) was", "D) 45".
+_OPTIONS = re.compile(r"^\s*(?:[A-DＡ-Ｄ]\s*[.．、)）:]|[（(]\s*[A-D]\s*[)）])")
+
+
+def is_options(line: str) -> bool:
+    """The line holds answer options (a multiple-choice problem ends with them)."""
+    return _OPTIONS.match(line) is not None
+
+
 # A line of answer options or of given data: "A. 4 N", 「A、西安」, "(A) was", 「（相对原子质量：…）」.
 _OPTIONS_OR_DATA = re.compile(r"^\s*(?:[A-DＡ-Ｄ]\s*[.．、)）:]|[（(]\s*[A-D]\s*[)）]|[（(\[【])")
 

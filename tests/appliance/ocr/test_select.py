@@ -528,3 +528,25 @@ def test_a_second_sentence_that_asks_stays_with_the_problem():
              box("how far does it fall in 2 s?", 300, 660, 600)]
     assert arrange_page(boxes, SIZE).text == \
         "A ball is dropped from rest. Ignoring air resistance and taking g = 10 m/s², how far does it fall in 2 s?"
+
+
+def test_answer_options_end_their_problem_when_the_next_problems_number_was_not_read():
+    # the next problem's number was printed white on a coloured box and not read
+    boxes = [box("3. Which is a prime number?", 300, 460, 700), box("A. 4   B. 7   C. 9   D. 15", 340, 520, 700),
+             box("A rectangle is 8 cm long and 6 cm wide. What is its area?", 300, 580, 1000),
+             box("5. 计算：3/4 + 1/6", 300, 700, 500)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "A rectangle is 8 cm long and 6 cm wide. What is its area?"
+    assert "3. Which is a prime number? A. 4   B. 7   C. 9   D. 15" in layout.page_text.splitlines()
+
+
+def test_two_columns_close_together_are_split_at_a_gutter_that_runs_down_the_whole_page():
+    # the gutter is under a line height wide (a rule between the columns), but no line crosses it
+    left = [box(f"{n}、{q}", 100, 300 + 100 * i, 690) for i, (n, q) in
+            enumerate([(1, "“开元盛世”出现在哪位皇帝统治时期？"), (2, "第二次世界大战结束于哪一年？"), (3, "秦朝建立于哪一年？"),
+                       (4, "《春晓》的作者是谁？"), (5, "光合作用的场所是哪里？")])]
+    right = [box(f"{n}、{q}", 814, 350 + 100 * i, 690) for i, (n, q) in
+             enumerate([(6, "《背影》的作者是谁？"), (7, "辛亥革命爆发于哪一年？"), (8, "鸦片战争爆发于哪一年？"),
+                        (9, "《论语》主要记录了谁的言行？"), (10, "DNA 分子的双螺旋结构模型是由谁提出的？")])]
+    blocks = find_blocks(left + right, SIZE)
+    assert [b.text for b in blocks] == [b.text for b in left + right]
