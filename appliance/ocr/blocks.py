@@ -21,9 +21,9 @@ import statistics
 from dataclasses import dataclass
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
-from appliance.ocr.problem_text import (TOP_LEVEL, ends_question, ends_sentence, ends_with_score, is_header,
+from appliance.ocr.problem_text import (TOP_LEVEL, bracketed_number, brackets_number_problems, ends_question, ends_sentence, ends_with_score, is_header,
                                        is_label_after, is_mark, is_options, is_options_or_data, is_score_only,
-                                       is_scribble, is_stray, reads_as_question, starts_answer, starts_problem,
+                                       is_scribble, is_stray, reads_as_question, reads_as_working, starts_answer, starts_problem,
                                        strip_number, strip_ticks)
 from appliance.ocr.result import OcrLine
 
@@ -98,22 +98,39 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
         return []
     unit = statistics.median(b.height for b in boxes)
     text_boxes = [b for b in boxes if not is_scribble(b.text) and not isolated_mark(b, boxes, unit, params)
-                  and not trailing_stray(b, boxes, unit, params)
+                  and not trailing_stray(b, boxes, unit, params) and not written_after_the_end(b, boxes, size, params)
                   and not other_column_at_side(b, boxes, size, unit, params)]
     kept = text_boxes or boxes
     regions = xy_cut(kept, unit, params, page_gutters(kept, unit, params))
-    numbered_page = any(_top_level_number(merge_row(row)[0].text) for r in regions for row in group_rows(r))
+    lines = [merge_row(row)[0].text for r in regions for row in group_rows(r)]
+    bracketed = [n for n in map(bracketed_number, lines) if n is not None]
+    sub_questions_start = brackets_number_problems(sum(map(_top_level_number, lines)), bracketed)
     blocks: list[Block] = []
     for region in regions:
         rows = [to_row(row, size, params) for row in group_rows(region)]
-        for block in split_region(rows, not numbered_page):
+        for block in split_region(rows, sub_questions_start):
             previous = blocks[-1] if blocks else None
             if previous is not None and continues(previous, block, unit, params):
                 blocks[-1] = Block(previous.rows + block.rows, False, True, previous.cut or block.cut)
             else:
                 blocks.append(block)
     return [part for block in split_lost_numbers(blocks, unit, params) for after in split_after_options(block)
-            for part in split_off_answer(after)]
+            for answered in split_off_answer(after) for part in split_off_working_above(answered)]
+
+
+def split_off_working_above(block: Block) -> list[Block]:
+    """An unnumbered problem without the working that starts it (「由牛顿第二定律F」): the
+    student's, for the problem above, written down to this one."""
+    if block.numbered or block.header:
+        return [block]
+    working = 0
+    while working < len(block.rows) - 1 and reads_as_working(block.rows[working].text):
+        working += 1
+    rest = block.rows[working:]
+    if not working or not any(reads_as_question(r.text) for r in rest):
+        return [block]
+    head = block.rows[:working]
+    return [Block(head, False, False, touches_edge(head)), Block(rest, False, False, touches_edge(rest))]
 
 
 def split_after_options(block: Block) -> list[Block]:
@@ -132,31 +149,34 @@ def split_after_options(block: Block) -> list[Block]:
 
 def split_off_answer(block: Block) -> list[Block]:
     """A numbered problem without the rows after its question mark that ask nothing (a
-    student's working or answer written below it, 「25℃时pH=7」): they are a block of their
-    own, no problem. Answer options (A. …) and given data in brackets stay, and so does
-    whatever follows a full stop (「…求阻值。以及它消耗的电功率。」)."""
+    student's working or answer written below it, 「25℃时pH=7」), or after its end that
+    read as working (「移项得…」): they are a block of their own, no problem. Answer options
+    (A. …) and given data in brackets stay, and so does a sentence after a full stop that
+    goes on with the problem (「…求阻值。以及它消耗的电功率。」)."""
     if not block.numbered or block.header:
         return [block]
     for i in range(1, len(block.rows)):
         head, tail = block.rows[:i], block.rows[i:]
-        if ends_question(strip_number(head[-1].text)) and not is_options_or_data(tail[0].text) \
-                and not any(reads_as_question(r.text) for r in tail):
+        last = strip_number(head[-1].text)
+        answer = ends_question(last) and not is_options_or_data(tail[0].text)
+        working = reads_as_working(tail[0].text) and (ends_sentence(last) or reads_as_question(last))
+        if (answer or working) and not any(reads_as_question(r.text) for r in tail):
             return [Block(head, False, True, touches_edge(head)), Block(tail, False, False, touches_edge(tail))]
     return [block]
-
 
 
 def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) -> list[Block]:
     """Problems whose number the detector missed (a faint or far-set "9、"), split from the
     problem above them: a numbered block is split after a row that ends with a score note,
     or after a finished sentence where the next row stands about as far below it as the
-    numbered problems stand apart on this page. The part below counts as numbered."""
+    numbered problems stand apart on this page. The part below counts as numbered. An
+    unnumbered block (a page whose numbers were all lost) is split after score notes only."""
     spacing = problem_spacing(blocks)
     least = math.inf if spacing is None else max(params.lost_number_share * spacing,
                                                  params.lost_number_least * unit)
     split: list[Block] = []
     for block in blocks:
-        split.extend(_split_at_gaps(block, least) if block.numbered and not block.header else [block])
+        split.extend([block] if block.header else _split_at_gaps(block, least if block.numbered else math.inf))
     return split
 
 
@@ -180,7 +200,7 @@ def _split_at_gaps(block: Block, least: float) -> list[Block]:
             parts[-1].append(row)
     if len(parts) == 1:
         return [block]
-    return [Block(tuple(p), False, True, touches_edge(p)) for p in parts]
+    return [Block(tuple(p), False, block.numbered, touches_edge(p)) for p in parts]
 
 
 def _overlap(a: Block, b: Block) -> float:
@@ -247,6 +267,21 @@ def trailing_stray(box: TextBox, boxes: list[TextBox], unit: float, params: Bloc
     gap = box.left - _right(last)
     written = box.height >= params.written_ratio * last.height and gap >= params.written_gap * unit
     return written or gap >= params.mark_gap * unit
+
+
+def written_after_the_end(box: TextBox, boxes: list[TextBox], size: tuple[int, int], params: BlockParams) -> bool:
+    """A student's writing on a problem's row after its end: working (:func:`reads_as_working`)
+    after its question mark (「…的物质的量是多少？」 「所以n」), or anything that asks nothing
+    after its full stop or closing bracket and on to the frame's right side (「…（π取3.14）」
+    「圆的周长C」), where it would make the problem look cut."""
+    before = [o for o in boxes if o is not box and o.top < box.bottom and box.top < o.bottom and o.left < box.left]
+    if not before:
+        return False
+    last = strip_ticks(max(before, key=_right).text)
+    if reads_as_working(box.text) and ends_question(last):
+        return True
+    at_right = "right" in sides_of(box, size, params.edge_margin)
+    return at_right and ends_sentence(last) and not reads_as_question(box.text)
 
 
 def _right(box: TextBox) -> float:

@@ -18,7 +18,7 @@ from appliance.ocr.select import SelectParams, select_problem
 from appliance.ocr.skew import Skew, measure_skew
 
 #: How far the page's columns may lean with its lines (0: upright, 1: turned as the lines are).
-LEANS = (0.0, 0.25, 0.5, 0.75, 1.0)
+LEANS = (0.0, 0.5, 1.0)
 
 
 def arrange_page(boxes: list[TextBox], size: tuple[int, int], params: LayoutParams = LayoutParams(),
@@ -43,6 +43,8 @@ def upright_columns(boxes: list[TextBox], skew: Skew, size: tuple[int, int], par
     if skew.level or not boxes:
         return skew
     unit = statistics.median(b.height for b in boxes)
+    if max(abs(skew.drift(y)) for y in (0.0, float(size[1]))) < 0.25 * unit:
+        return skew  # the columns lean too little to matter
     widths = {lean: widest_gutter(level(boxes, replace(skew, lean=lean), size, params), unit, block_params)
               for lean in LEANS}
     return replace(skew, lean=max(LEANS, key=lambda lean: (widths[lean], -lean)))

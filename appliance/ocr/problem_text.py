@@ -15,8 +15,10 @@ CN_DIGITS = "一二三四五六七八九十百零〇"
 # A problem number at the start of a line: "22." "9．" "3、" "十一、" "4)" "（3）" "(3)" "【3】" "⑶"
 # "①" "第3题" "第一题" "例2" "Q3." "Question 3" "Problem 3:" "Ex. 3".
 _DOTTED = r"(?:\d{1,3}\s*(?:[.．](?!\d)|[、)）])|[一二三四五六七八九十]{1,3}\s*、)"
-# 【3】 and [3] are read with the bracketed: the recogniser reads some of them as (3).
-_BRACKETED = r"(?:[（(]\s*\d{1,2}\s*[)）]|[【\[〔［]\s*\d{1,3}\s*[】\]〕］]|[\u2474-\u2487])"
+# 【3】 and [3] are read with the bracketed: the recogniser reads some of them as (3), or
+# with brackets that do not pair (「【10）」) or without the opening one (「13】」).
+_BRACKETED = (r"(?:[（(]\s*\d{1,2}\s*[)）]|[（(【\[〔［]\s*\d{1,3}\s*[)）】\]〕］]|\d{1,3}\s*[】\]〕］]"
+              r"|[\u2474-\u2487])")
 _CIRCLED = r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]"
 # 「第3题」, also when the recogniser lost or misread 第 before an Arabic number: 「3题」 「笔3题」.
 _NTH = rf"(?:第\s*[{CN_DIGITS}\d]+|[第笔弟苐]?\s*\d{{1,3}})\s*(?:小)?题\s*[.．、:：]?"
@@ -69,8 +71,9 @@ MARK_CHARS = set("√✓✔✗✘×VvXxOoCc○●◯◎□■☆★*·•.,，�
 # (a root sign √ is always followed by what it takes the root of).
 _TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】])\s*[Xx×]\s*$")
 # Before the problem: a tick or cross; right before a problem number, also a root sign, or a
-# circle, cross or tick read as a letter (O9., X9), V【2】).
-_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|[√○◯OoCcXx×Vv]{1,2}(?=\s*(?:\d{1,3}\s*[.．、)）](?!\d)|[（(【\[〔［]\s*\d|第|(?:Q|No\.?|Question)\s*\d)))\s*")
+# circle, cross or tick read as a letter (O9., X9), V【2】), or a score the teacher wrote
+# (「+2 第3题」, "-2 Ex. 1").
+_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|(?:[√○◯OoCcXx×Vv]{1,2}|[+\-−]\d{1,2}\s)(?=\s*(?:\d{1,3}\s*[.．、)）](?!\d)|[（(【\[〔［]\s*\d|第|(?:Q|No\.?|Question|Problem|Exercise|Ex\.?)\s*\d)))\s*")
 
 _UNDERSCORES = re.compile(r"[_＿]{2,}|(?<=\s)[_＿](?=\s)|(?<=[\u4e00-\u9fff])[_＿](?=[\u4e00-\u9fff])")
 BLANK = "____"
@@ -87,6 +90,25 @@ def starts_problem(line: str, sub_questions_start_problems: bool) -> bool:
     if TOP_LEVEL.match(line) or _NOTE_FIRST.match(line):
         return True
     return sub_questions_start_problems and bool(SUB_LEVEL.match(line))
+
+
+def bracketed_number(line: str) -> int | None:
+    """The number of a line that starts with a bracketed one ("(3)", 「【12】」, "⑶"), else None."""
+    match = SUB_LEVEL.match(line)
+    if match is None:
+        return None
+    digits = re.sub(r"\D", "", match.group())
+    return int(digits) if digits else ord(match.group().strip()) - 0x2473
+
+
+def brackets_number_problems(top_level: int, bracketed: list[int]) -> bool:
+    """Whether a page's bracketed numbers number its problems rather than sub-questions:
+    it has no other problem number, or they are at least twice as many as its other
+    numbers (a number circled by the teacher read bare, 「11光合作用…」), none repeats
+    and none is (1), which sub-questions start from."""
+    if top_level == 0:
+        return True
+    return len(bracketed) >= 2 * top_level and len(set(bracketed)) == len(bracketed) and 1 not in bracketed
 
 
 # A score note with the problem after it: the number before it was lost (a circled number
@@ -113,7 +135,7 @@ def is_header(line: str) -> bool:
 
 
 # A problem's own words: a question mark, a blank to fill, or a word that asks or instructs.
-_QUESTION = re.compile(r"[?？]|[_＿]{2,}|求|计算|多少|哪|什么|怎样|如何|是否|谁|几|写出|比较|判断|选择|填"
+_QUESTION = re.compile(r"[?？]|[_＿]{2,}|求|计算|多少|哪|什么|怎样|如何|是否|谁|几|写出|比较|判断|选择|填|解方程|解不等式"
                        r"|(?i:\b(?:what|which|who|whom|whose|when|where|why|how|find|solve|calculate|compute|"
                        r"simplify|fill|choose|translate|write|name|explain|describe|evaluate)\b)")
 
@@ -122,6 +144,25 @@ def reads_as_question(text: str) -> bool:
     """The text asks or sets a task (「…是多少？」, 「求…」, "Fill in the blank…", "___"), as a
     problem does and a title or caption does not."""
     return _QUESTION.search(text) is not None
+
+
+# A student's working below a problem derives (「移项得…」, 「由牛顿第二定律…」, "So x = 4", a
+# line left on an operator) where a problem asks.
+_WORKING = re.compile(r"^\s*(?:由(?!于)|得|所以|因为|因此|∴|∵|移项|代入|化简|两边|(?i:so|therefore|hence|thus)\b)"
+                      r"|得\s*[^，。,]{0,12}[=＝]|[=＝+\-×÷]\s*$")
+
+
+def reads_as_working(line: str) -> bool:
+    """The line reads as a student's working, not as part of a problem."""
+    return _WORKING.search(line) is not None and not reads_as_question(line)
+
+
+def without_working(text: str) -> str:
+    """The text without working written on after its last question mark (the detector
+    read 「…kinetic energy? E_k = 1/2mv² =」 as one line)."""
+    end = max(text.rfind("?"), text.rfind("？"))
+    rest = text[end + 1:]
+    return text[:end + 1] if end >= 0 and rest.strip() and reads_as_working(rest) else text
 
 
 def starts_answer(line: str) -> bool:

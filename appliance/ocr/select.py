@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 
 from appliance.ocr.blocks import Block
-from appliance.ocr.problem_text import blanks, reads_as_question, strip_number
+from appliance.ocr.problem_text import blanks, reads_as_question, strip_number, without_working
 from appliance.ocr.result import OcrLine
 
 
@@ -101,4 +101,4 @@ def _holds_centre(block: Block, size: tuple[int, int]) -> bool:
 
 
 def problem_text(block: Block) -> str:
-    return blanks(strip_number(block.text)).strip()
+    return without_working(blanks(strip_number(block.text)).strip())

@@ -55,7 +55,7 @@ class Skew:
         if self.level:
             return points
         x, y = points[:, 0], points[:, 1]
-        level_x = x + self.lean * self._drift(y)
+        level_x = x + self.lean * self.drift(y)
         return np.stack([level_x, y - (x - self.centre[0]) * self.slope(y)], axis=1).astype(np.float32)
 
     def to_photo(self, points: np.ndarray) -> np.ndarray:
@@ -66,10 +66,10 @@ class Skew:
         x, y = level_x.copy(), level_y.copy()
         for _ in range(12):  # each step shrinks the error by about the slope (< tan 35°)
             y = level_y + (x - self.centre[0]) * self.slope(y)
-            x = level_x - self.lean * self._drift(y)
+            x = level_x - self.lean * self.drift(y)
         return np.stack([x, y], axis=1).astype(np.float32)
 
-    def _drift(self, y: np.ndarray) -> np.ndarray:
+    def drift(self, y):
         """How far across a column of a turned page has moved at height ``y`` since the middle row."""
         return (y - self.centre[1]) * self.slope((y + self.centre[1]) / 2)
 

@@ -6,7 +6,7 @@ import pytest
 from appliance.ocr.blocks import find_blocks
 from appliance.ocr.layout import TextBox
 from appliance.ocr.page import arrange_page
-from appliance.ocr.problem_text import blanks, is_header, is_mark, strip_number, strip_ticks
+from appliance.ocr.problem_text import blanks, is_header, is_mark, reads_as_working, strip_number, strip_ticks
 
 SIZE = (1600, 1200)
 
@@ -550,3 +550,90 @@ def test_two_columns_close_together_are_split_at_a_gutter_that_runs_down_the_who
                         (9, "《论语》主要记录了谁的言行？"), (10, "DNA 分子的双螺旋结构模型是由谁提出的？")])]
     blocks = find_blocks(left + right, SIZE)
     assert [b.text for b in blocks] == [b.text for b in left + right]
+
+
+@pytest.mark.parametrize("rows", [
+    ["(3) 一个质量为 5 kg 的物体受到 10 N 的合外力作用，求它的加速度大小。", "由牛顿第二定律F = ma"],
+    ["② 解方程：2x + 3 = 11", "移项得2x = 11 - 3"],
+    ["(8) 解方程组：x + y = 10，x - y = 4", "两个方程相加得2x = 14"],
+])
+def test_a_students_working_below_the_end_of_the_problem_is_no_part_of_it(rows):
+    boxes = [box(rows[0], 300, 540, 900), box(rows[1], 340, 610, 500)]
+    assert arrange_page(boxes, SIZE).text == strip_number(rows[0]).strip()
+
+
+def test_working_written_on_after_the_question_mark_is_no_part_of_the_problem():
+    boxes = [box("7. An object with a mass of 2 kg moves at 3 m/s.", 100, 540, 900),
+             box("What is its kinetic energy? E_k = 1/2mv² =", 100, 600, 900)]
+    assert arrange_page(boxes, SIZE).text == "An object with a mass of 2 kg moves at 3 m/s. What is its kinetic energy?"
+
+
+@pytest.mark.parametrize("line", ["由牛顿第二定律F = ma", "移项得2x = 8", "两个方程相加得2x = 14", "所以 x = 4",
+                                  "So x = 4", "E_k = 1/2mv² ="])
+def test_working_reads_as_working(line):
+    assert reads_as_working(line)
+
+
+@pytest.mark.parametrize("line", ["由于空气阻力很小，可以忽略。", "由图可知，物体运动的速度是多少？", "Take g = 10 N/kg.",
+                                  "以及它消耗的电功率。", "（相对原子质量：H-1，O-16）", "所得溶液的质量分数是多少？"])
+def test_problem_text_does_not_read_as_working(line):
+    assert not reads_as_working(line)
+
+
+def test_a_page_numbered_in_brackets_keeps_its_problems_apart_when_one_number_is_read_bare():
+    # the teacher circled (11): the recogniser read it as a bare 11, and the other
+    # numbers' brackets do not pair
+    lines = ["【10）豌豆的高茎对矮茎为显性，后代中高茎占的比例是多少？", "11光合作用的场所是哪里？",
+             "【12】人体最大的消化腺是什么？", "13】血液循环中，肺循环开始于心脏的哪个腔？",
+             "【14) 植物细胞具有而动物细胞通常没有的结构有哪些？"]
+    boxes = [box(line, 300, 440 + 60 * i, 1000) for i, line in enumerate(lines)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "人体最大的消化腺是什么？"
+    assert layout.page_text.splitlines() == lines
+
+
+def test_sub_questions_from_one_stay_with_their_problem_on_a_numbered_page():
+    lines = ["5. 已知一个长方形的长是 8 厘米，宽是 6 厘米。", "(1) 求它的周长；", "(2) 求它的面积。", "(3) 求它的对角线长。"]
+    boxes = [box(line, 300, 480 + 60 * i, 900) for i, line in enumerate(lines)]
+    assert arrange_page(boxes, SIZE).text == "已知一个长方形的长是 8 厘米，宽是 6 厘米。(1) 求它的周长；(2) 求它的面积。(3) 求它的对角线长。"
+
+
+def test_working_written_beside_the_question_to_the_frames_side_leaves_the_problem_whole():
+    boxes = [box("Q4 过氧化氢的化学式是什么？", 200, 420, 800),
+             box("Q5 标准状况下，11.2 L 氧气的物质的量是多少？", 200, 580, 1250), box("所以n", 1440, 575, 160),
+             box("Q6 水的化学式是什么？", 200, 760, 700)]
+    assert arrange_page(boxes, SIZE).text == "标准状况下，11.2 L 氧气的物质的量是多少？"
+
+
+def test_writing_after_the_problems_end_on_to_the_frames_side_leaves_the_problem_whole():
+    boxes = [box("二十五、把0.75化成最简分数。", 150, 440, 600),
+             box("二十六、一个圆的半径是3厘米，它的周长是多少厘米？（π取3.14）", 150, 580, 1150), box("圆的周长C", 1295, 585, 305),
+             box("二十七、计算: sin 30° + cos 60°", 150, 720, 600)]
+    assert arrange_page(boxes, SIZE).text == "一个圆的半径是3厘米，它的周长是多少厘米？（π取3.14）"
+
+
+def test_a_printed_sentence_that_asks_after_a_full_stop_at_the_frames_side_is_kept():
+    boxes = [box("5. 一辆汽车的质量是 2 t。", 300, 580, 700), box("它对地面的压力是多少？", 1010, 580, 590)]
+    assert arrange_page(boxes, SIZE).text == "一辆汽车的质量是 2 t。它对地面的压力是多少？"
+
+
+@pytest.mark.parametrize("line, rest", [("+2 第3题一个正方体的棱长是4厘米，它的表面积是多少平方厘米?", "第3题一个正方体"),
+                                        ("-2 Ex. 1 What is the sum of the interior angles of a hexagon?", "Ex. 1 What"),
+                                        ("-2 的绝对值是多少？", "-2 的绝对值"), ("+3 = 5 中的未知数是多少？", "+3 = 5")])
+def test_a_score_the_teacher_wrote_before_the_number_is_a_mark(line, rest):
+    assert strip_ticks(line).startswith(rest)
+
+
+def test_problems_whose_numbers_were_all_lost_are_parted_at_their_score_notes():
+    # white numbers on coloured boxes, none read; the problems stand a line apart
+    lines = ["已知函数f(x)=2x²-3x+1，求f(2)的值。(12分)", "一个正方体的棱长是4厘米，它的体积是多少立方厘米？(6分)",
+             "计算：(-3)² - 2 × (-5)(10分)", "已知集合A={1,2,3}，B={2,3,4}，求A∩B。(10分)"]
+    boxes = [box(line, 300, 480 + 55 * i, 1000) for i, line in enumerate(lines)]
+    assert arrange_page(boxes, SIZE).text == "计算：(-3)² - 2 × (-5)"
+
+
+def test_working_written_down_to_the_next_unnumbered_problem_is_no_part_of_it():
+    boxes = [box("一个质量为 5 kg 的物体受到 10 N 的合外力作用，求它的加速度大小。（本题8分）", 200, 380, 1200),
+             box("由牛顿第二定律F = ma", 260, 540, 500),
+             box("《论语》主要记录了谁的言行？它是哪一学派的经典？（本题10分）", 200, 595, 1100)]
+    assert arrange_page(boxes, SIZE).text == "《论语》主要记录了谁的言行？它是哪一学派的经典？"
