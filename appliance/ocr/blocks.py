@@ -24,7 +24,7 @@ from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.problem_text import (TOP_LEVEL, bracketed_number, brackets_number_problems, ends_question, ends_sentence, ends_with_score, is_header,
                                        is_label_after, is_mark, is_options, is_options_or_data, is_score_only,
                                        is_scribble, is_stray, reads_as_question, reads_as_working, starts_answer, starts_problem,
-                                       strip_number, strip_ticks)
+                                       strip_number, strip_ticks, without_working)
 from appliance.ocr.result import OcrLine
 
 
@@ -194,7 +194,7 @@ def _split_at_gaps(block: Block, least: float) -> list[Block]:
     for row in block.rows[1:]:
         above = parts[-1][-1]
         spaced = row.top - above.bottom >= least and ends_sentence(strip_number(above.text))
-        if spaced or ends_with_score(above.text):
+        if spaced or ends_with_score(without_working(above.text)):
             parts.append([row])
         else:
             parts[-1].append(row)
@@ -271,14 +271,15 @@ def trailing_stray(box: TextBox, boxes: list[TextBox], unit: float, params: Bloc
 
 def written_after_the_end(box: TextBox, boxes: list[TextBox], size: tuple[int, int], params: BlockParams) -> bool:
     """A student's writing on a problem's row after its end: working (:func:`reads_as_working`)
-    after its question mark (「…的物质的量是多少？」 「所以n」), or anything that asks nothing
+    after its question mark, full stop or score note (「…的物质的量是多少？」 「所以n」,
+    "…(10 marks)" "x2 = 3"), or anything that asks nothing
     after its full stop or closing bracket and on to the frame's right side (「…（π取3.14）」
     「圆的周长C」), where it would make the problem look cut."""
     before = [o for o in boxes if o is not box and o.top < box.bottom and box.top < o.bottom and o.left < box.left]
     if not before:
         return False
-    last = strip_ticks(max(before, key=_right).text)
-    if reads_as_working(box.text) and ends_question(last):
+    last = strip_number(strip_ticks(max(before, key=_right).text)).strip()  # "" after a bare number
+    if reads_as_working(box.text) and ends_sentence(last):
         return True
     at_right = "right" in sides_of(box, size, params.edge_margin)
     return at_right and ends_sentence(last) and not reads_as_question(box.text)

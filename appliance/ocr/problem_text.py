@@ -16,9 +16,10 @@ CN_DIGITS = "一二三四五六七八九十百零〇"
 # "①" "第3题" "第一题" "例2" "Q3." "Question 3" "Problem 3:" "Ex. 3".
 _DOTTED = r"(?:\d{1,3}\s*(?:[.．](?!\d)|[、)）])|[一二三四五六七八九十]{1,3}\s*、)"
 # 【3】 and [3] are read with the bracketed: the recogniser reads some of them as (3), or
-# with brackets that do not pair (「【10）」) or without the opening one (「13】」).
+# with brackets that do not pair (「【10）」), without the opening one (「13】」), or with the
+# closing one read as a dot ("[14.What is…").
 _BRACKETED = (r"(?:[（(]\s*\d{1,2}\s*[)）]|[（(【\[〔［]\s*\d{1,3}\s*[)）】\]〕］]|\d{1,3}\s*[】\]〕］]"
-              r"|[\u2474-\u2487])")
+              r"|[【\[〔［]\s*\d{1,3}\s*[.．](?!\d)|[\u2474-\u2487])")
 _CIRCLED = r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]"
 # 「第3题」, also when the recogniser lost or misread 第 before an Arabic number: 「3题」 「笔3题」.
 _NTH = rf"(?:第\s*[{CN_DIGITS}\d]+|[第笔弟苐]?\s*\d{{1,3}})\s*(?:小)?题\s*[.．、:：]?"
@@ -72,8 +73,9 @@ MARK_CHARS = set("√✓✔✗✘×VvXxOoCc○●◯◎□■☆★*·•.,，�
 _TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】])\s*[Xx×]\s*$")
 # Before the problem: a tick or cross; right before a problem number, also a root sign, or a
 # circle, cross or tick read as a letter (O9., X9), V【2】), or a score the teacher wrote
-# (「+2 第3题」, "-2 Ex. 1").
-_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|(?:[√○◯OoCcXx×Vv]{1,2}|[+\-−]\d{1,2}\s)(?=\s*(?:\d{1,3}\s*[.．、)）](?!\d)|[（(【\[〔［]\s*\d|第|(?:Q|No\.?|Question|Problem|Exercise|Ex\.?)\s*\d)))\s*")
+# (「+2 第3题」, "-2 Ex. 1", 「4⑥」, "8 7.") or a score note that lost its brackets (「3分Exercise1」).
+_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|(?:[√○◯OoCcXx×Vv]{1,2}|[+\-−]?\d{1,2}\s|\d{1,2}\s*分\s*)(?=\s*(?:\d{1,3}\s*[.．、)）](?!\d)|[（(【\[〔［]\s*\d|第|(?:Q|No\.?|Question|Problem|Exercise|Ex\.?)\s*\d|[①-⑳]))"
+                           r"|\d{1,2}\s*(?=[①-⑳]))\s*")
 
 _UNDERSCORES = re.compile(r"[_＿]{2,}|(?<=\s)[_＿](?=\s)|(?<=[\u4e00-\u9fff])[_＿](?=[\u4e00-\u9fff])")
 BLANK = "____"
@@ -147,9 +149,9 @@ def reads_as_question(text: str) -> bool:
 
 
 # A student's working below a problem derives (「移项得…」, 「由牛顿第二定律…」, "So x = 4", a
-# line left on an operator) where a problem asks.
+# line left on an operator, an answer "x2 = 3") where a problem asks.
 _WORKING = re.compile(r"^\s*(?:由(?!于)|得|所以|因为|因此|∴|∵|移项|代入|化简|两边|(?i:so|therefore|hence|thus)\b)"
-                      r"|得\s*[^，。,]{0,12}[=＝]|[=＝+\-×÷]\s*$")
+                      r"|得\s*[^，。,]{0,12}[=＝]|[=＝+\-×÷]\s*$|^\s*[A-Za-z][\w₀-₉]{0,2}\s*[=＝]\s*-?[\d./]+\s*$")
 
 
 def reads_as_working(line: str) -> bool:
@@ -158,11 +160,12 @@ def reads_as_working(line: str) -> bool:
 
 
 def without_working(text: str) -> str:
-    """The text without working written on after its last question mark (the detector
-    read 「…kinetic energy? E_k = 1/2mv² =」 as one line)."""
-    end = max(text.rfind("?"), text.rfind("？"))
+    """The text without working written on after its end: its last question mark, full stop
+    or closing bracket (the detector read 「…kinetic energy? E_k = 1/2mv² =」 or
+    "…= 0 (10 marks) x2 = 3" as one line)."""
+    end = max(text.rfind(ch) for ch in _SENTENCE_END)
     rest = text[end + 1:]
-    return text[:end + 1] if end >= 0 and rest.strip() and reads_as_working(rest) else text
+    return text[:end + 1] if end >= 0 and re.search(r"\w", rest) and reads_as_working(rest) else text
 
 
 def starts_answer(line: str) -> bool:

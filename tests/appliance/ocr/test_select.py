@@ -6,7 +6,8 @@ import pytest
 from appliance.ocr.blocks import find_blocks
 from appliance.ocr.layout import TextBox
 from appliance.ocr.page import arrange_page
-from appliance.ocr.problem_text import blanks, is_header, is_mark, reads_as_working, strip_number, strip_ticks
+from appliance.ocr.problem_text import (blanks, is_header, is_mark, reads_as_working, strip_number, strip_ticks,
+                                       without_working)
 
 SIZE = (1600, 1200)
 
@@ -363,6 +364,10 @@ def test_a_lowered_index_read_with_the_letter_o_gets_its_zero():
     ("【3】北回归线的纬度大约是多少？", "北回归线的纬度大约是多少？"),
     ("[2】 100g 氯化钠溶液中含有25g氯化钠。", "100g 氯化钠溶液中含有25g氯化钠。"),  # one bracket misread
     ("〔12〕《春晓》的作者是谁？", "《春晓》的作者是谁？"),
+    ("【10）豌豆的高茎对矮茎为显性。", "豌豆的高茎对矮茎为显性。"),  # brackets that do not pair
+    ("13】血液循环中，肺循环开始于哪个腔？", "血液循环中，肺循环开始于哪个腔？"),  # the opening one lost
+    ('[14.What is the comparative form of "good"?', 'What is the comparative form of "good"?'),  # closing one: a dot
+    ("[1.5, 2] 上函数的最大值是多少？", "[1.5, 2] 上函数的最大值是多少？"),  # an interval is no number
 ])
 def test_a_number_in_square_brackets_is_a_problem_number(line, rest):
     assert strip_number(line) == rest
@@ -619,6 +624,7 @@ def test_a_printed_sentence_that_asks_after_a_full_stop_at_the_frames_side_is_ke
 
 @pytest.mark.parametrize("line, rest", [("+2 第3题一个正方体的棱长是4厘米，它的表面积是多少平方厘米?", "第3题一个正方体"),
                                         ("-2 Ex. 1 What is the sum of the interior angles of a hexagon?", "Ex. 1 What"),
+                                        ("4⑥一个定值电阻两端的电压是6V", "⑥一个定值电阻"),
                                         ("-2 的绝对值是多少？", "-2 的绝对值"), ("+3 = 5 中的未知数是多少？", "+3 = 5")])
 def test_a_score_the_teacher_wrote_before_the_number_is_a_mark(line, rest):
     assert strip_ticks(line).startswith(rest)
@@ -637,3 +643,25 @@ def test_working_written_down_to_the_next_unnumbered_problem_is_no_part_of_it():
              box("由牛顿第二定律F = ma", 260, 540, 500),
              box("《论语》主要记录了谁的言行？它是哪一学派的经典？（本题10分）", 200, 595, 1100)]
     assert arrange_page(boxes, SIZE).text == "《论语》主要记录了谁的言行？它是哪一学派的经典？"
+
+
+def test_an_answer_written_after_the_score_note_does_not_join_the_next_problem():
+    # the next problem's circled number was not read; the row above ends with the score
+    # note and the student's answer after it
+    boxes = [box("① 解方程: x² - 5x + 6 = 0 (10 marks) x2 = 3", 150, 480, 1100),
+             box("一个圆的半径是 3 厘米，它的面积是多少平方厘米？（π 取 3.14） (5 marks)", 190, 590, 1300)]
+    assert arrange_page(boxes, SIZE).text == "一个圆的半径是 3 厘米，它的面积是多少平方厘米？（π 取 3.14）"
+
+
+def test_a_line_left_on_an_equals_sign_after_its_number_stays_with_its_problem():
+    boxes = [box("13.", 330, 560, 90), box("在等差数列{an}中，a₁=2，公差d=", 430, 560, 660),
+             box("3, 求a10。[6分]", 430, 630, 320)]
+    assert arrange_page(boxes, SIZE).text == "在等差数列{an}中，a₁=2，公差d= 3, 求a10。"
+
+
+@pytest.mark.parametrize("text, kept", [("What is its kinetic energy? E_k = 1/2mv² =", "What is its kinetic energy?"),
+                                        ("解方程: x² - 5x + 6 = 0 (10 marks) x2 = 3", "解方程: x² - 5x + 6 = 0 (10 marks)"),
+                                        ("计算：(-3)² - 2 × (-5) =", "计算：(-3)² - 2 × (-5) ="),
+                                        ("Take g = 9.8 m/s².", "Take g = 9.8 m/s²."), ("已知 a = 2.5, b = 3", "已知 a = 2.5, b = 3")])
+def test_working_after_the_end_is_cut_off_and_nothing_else(text, kept):
+    assert without_working(text) == kept
