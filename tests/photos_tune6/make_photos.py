@@ -266,10 +266,11 @@ SECTION_TITLES_ZH = ['知识回顾', '方法指导', '阅读与思考', '学习�
 SECTION_TITLES_EN = ['Key ideas', 'Before you start', 'Reading', 'Summary', 'Learning goals', 'Investigation']
 EX_HEADINGS_ZH = ['练习二', '练习三', '习题 {c}.{s}', '课后练习', '巩固练习', '随堂练习', '练习 {s}']
 EX_HEADINGS_EN = ['Exercises {c}.{s}', 'Exercise {s}', 'Practice', 'Check your understanding', 'Exercises {c}{l}']
-EXAM_SECTIONS_ZH = ['一、选择题（每小题3分，共24分）', '二、填空题（每空2分，共16分）', '三、解答题（共60分）',
-                    '一、基础知识（共30分）', '二、计算题（每题5分）', '三、简答题']
-EXAM_SECTIONS_EN = ['Part I  Multiple choice (3 points each)', 'Part II  Short answer', 'Section B  Structured questions',
-                    'Section A  (20 marks)']
+EXAM_SECTIONS_ZH = [('一、选择题（每小题3分，共24分）', '二、填空题（每空2分，共16分）'),
+                    ('二、填空题（每空2分，共16分）', '三、解答题（共60分）'),
+                    ('一、基础知识（共30分）', '二、计算题（每题5分）'), ('二、计算题（每题5分）', '三、简答题')]
+EXAM_SECTIONS_EN = [('Part I  Multiple choice (3 points each)', 'Part II  Short answer'),
+                    ('Section A  (20 marks)', 'Section B  Structured questions')]
 WS_TITLES_ZH = ['{g}年级{s} 课堂练习（{n}）', '{s}同步训练 第{n}课时', '{g}年级{s}单元检测卷', '{s}周末作业（{n}）',
                 '{s}基础练习 {n}']
 WS_TITLES_EN = ['{s} Worksheet {n}', 'Homework {n}: {s}', 'Year {g} {s} - Practice Sheet', '{s} Revision Set {n}']
@@ -319,7 +320,13 @@ def number_label(style, n):
     if style == 'Problem':
         return f'Problem {n}'
     if style == 'circled':
-        return chr(0x2460 + n - 1) if n <= 20 else chr(0x3251 + n - 21)
+        if n <= 20:
+            return chr(0x2460 + n - 1)
+        if n <= 35:
+            return chr(0x3251 + n - 21)
+        if n <= 50:
+            return chr(0x32B1 + n - 36)
+        return f'({n})'
     if style == 'lenticular':
         return f'【{n}】'
     if style == 'cn_numeral':
@@ -362,6 +369,10 @@ def short_answer(item, rng):
         if 'x =' in a or 'x=' in a:
             return f'x = {num}'
         return (num + (' ' + unit if unit else '')).strip()
+    if not en:
+        mm = re.search(r'是([^，。；、（(]{2,10})', a)
+        if mm:
+            return mm.group(1).strip('“”')
     words = re.split(r'[，。,.;；：:]', a)
     w = words[0].strip() if words else a
     return w[:8] if not en else ' '.join(w.split()[:3])
@@ -678,6 +689,8 @@ class Layouter:
         self.target_placed = False
         self._ops_mark = None
         self.cur_page = 0
+        P = plan['paper']
+        self.snap = (P['pitch'], P['rule_top']) if P.get('rule') == 'lined' else None
 
     def next_neighbour(self):
         it = self.bank[self.neigh[self.ni % len(self.neigh)]]
@@ -721,6 +734,10 @@ class Layouter:
         pg, rng = self.pg, self.rng
         pt = self.pt * spec.get('pt_mul', 1.0)
         lh = pt * self.ls
+        if self.snap:
+            pitch, off = self.snap
+            n = math.ceil((y + 1.2 * pt - off) / pitch)
+            y = off + n * pitch - 1.2 * pt
         q = item['question']
         lm = self.lm(q)
         label = number_label(self.plan['layout']['num_style'], self.num)
@@ -783,17 +800,18 @@ class Layouter:
             parts.append([right - reserve - sw, last_base - pt * 0.9, right - reserve, last_base + pt * 0.2])
         elif ans == 'box':
             bw, bh = pt * rng.uniform(4.5, 7.0), lh * rng.uniform(1.1, 1.6)
-            if reserve == 0.0 or True:
-                by = base0 - pt * 1.0
-                # box at right end of the problem's first line (text was wrapped with reserve for it)
-                slot = {'kind': 'box', 'box': [right - bw, by, right, by + bh]}
-                pg.rect(slot['box'], w=pt * 0.06, col=self.ink)
-                parts.append(slot['box'])
-                if nlines * lh < bh:
-                    nlines = int(math.ceil(bh / lh))
+            if reserve > 0:
+                bw = min(bw, reserve - pt * 0.6)
+            by = base0 - pt * 1.0
+            # box at the right end of the problem's first line (the text was wrapped with room for it)
+            slot = {'kind': 'box', 'box': [right - bw, by, right, by + bh]}
+            pg.rect(slot['box'], w=pt * 0.06, col=self.ink)
+            parts.append(slot['box'])
+            if nlines * lh < bh:
+                nlines = int(math.ceil(bh / lh))
         y_cur = base0 + (nlines - 1) * lh + pt * 0.35
         # options
-        opts = spec.get('options')
+        opts = make_options(item, rng) if spec.get('options') else None
         if opts:
             labels = ['A', 'B', 'C', 'D']
             sep = '. ' if rng.random() < 0.6 else '．'
@@ -856,7 +874,7 @@ class Layouter:
             work_box = [x0 + pw * 0.5, y_cur + pt * 0.2, right - pt, y_cur + pt * 0.2 + wl * lh * 1.35]
             y_cur = work_box[3]
         gap_after = lh * spec.get('gap', 0.6)
-        rec = {'id': item['id'], 'label': label, 'target': bool(is_target), 'pt': pt, 'box': box,
+        rec = {'gap_below': gap_after, 'id': item['id'], 'label': label, 'target': bool(is_target), 'pt': pt, 'box': box,
                'stem_box': bbox_union(stem_boxes), 'num_box': num_box, 'lines': rec_lines, 'slot': slot or ans_line,
                'blanks': blanks, 'work_box': work_box, 'fig_box': fig_box, 'col': [x0, colw], 'x_end': x_end,
                'last_base': last_base, 'options': opts, 'page': self.cur_page, 'block_bottom': y_cur}
@@ -923,10 +941,10 @@ class Layouter:
             if rng.random() < 0.5 and m['l'] > 40:
                 sx = px0 + m['l'] * 0.45
                 pg.line([(sx, py0 + 40), (sx, py1 - 40)], w=0.5, col=self.ink, dash=(3, 3))
-                vt = '密封线内不要答题' if lang == 'zh' else 'DO NOT WRITE IN THIS MARGIN'
+                vt = '密封线内不要答题' if lang == 'zh' else 'DO NOT WRITE HERE'
                 vy = (py0 + py1) / 2 - len(vt) * self.pt * 0.5
                 for ch in vt:
-                    pg.text_line(sx - self.pt * 1.6, vy, ch, self.pt * 0.7, self.fam, 'cjk', col=self.ink)
+                    pg.text_line(sx + self.pt * 0.5, vy, ch, self.pt * 0.7, self.fam, 'cjk', col=self.ink)
                     vy += self.pt * 1.0
                 self.pg.extra['sealing_line'] = True
         elif style == 'worksheet':
@@ -1098,3 +1116,1592 @@ class Layouter:
         self._ops_mark = None
 
 
+# ----------------------------------------------------------------------------------------------
+# handwriting / marking plan (after layout, in pt)
+# ----------------------------------------------------------------------------------------------
+INKS = {'blue': (28, 52, 150), 'black': (32, 32, 38), 'red': (200, 32, 38), 'pencil': (95, 95, 100),
+        'darkblue': (20, 35, 105)}
+HAND_STYLES = ['hershey_script', 'hershey_simplex', 'hershey_plain', 'hershey_duplex', 'pil']
+
+
+def jitter_poly(rng, pts, amp):
+    return [(x + rng.normal(0, amp), y + rng.normal(0, amp)) for x, y in pts]
+
+
+def ellipse_pts(rng, box, pad, n=40):
+    x0, y0, x1, y1 = box
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    a, b = (x1 - x0) / 2 + pad, (y1 - y0) / 2 + pad * 0.8
+    t0 = rng.uniform(0, 2 * math.pi)
+    over = rng.uniform(0.15, 0.5)
+    ts = np.linspace(t0, t0 + 2 * math.pi + over, n)
+    ph = rng.uniform(0, 6.28)
+    pts = []
+    for i, t in enumerate(ts):
+        r = 1 + 0.06 * math.sin(2 * t + ph) + 0.04 * (i / n)
+        pts.append((cx + a * r * math.cos(t), cy + b * r * math.sin(t)))
+    return pts
+
+
+class MarkPlanner:
+    def __init__(self, rng, pg, plan, bank, tp):
+        self.rng, self.pg, self.plan, self.bank = rng, pg, plan, bank
+        self.tp = tp
+        H = plan['hand']
+        self.style = H['style']
+        self.slant = H['slant']
+        self.pen = H['pen']
+        self.log = []
+        self.used_work = set()
+
+    def hand(self, x, base, text, pt, ink, on):
+        self.pg.marks.append({'t': 'hand', 'x': x, 'y': base, 'pt': pt, 'col': INKS[ink], 'text': text,
+                              'seed': int(self.rng.integers(1 << 30)), 'slant': self.slant + self.rng.normal(0, 0.03),
+                              'style': self.style, 'rot': float(self.rng.normal(0, 1.2))})
+        return x + hand_width(text, pt, self.style)
+
+    def stroke(self, pts, w, ink):
+        self.pg.marks.append({'t': 'stroke', 'pts': pts, 'w': w, 'col': INKS[ink]})
+
+    def pick(self, want_target, cond=lambda r: True):
+        probs = self.pg.problems
+        t = [r for r in probs if r['target']][0]
+        if want_target and cond(t):
+            return t
+        ti = probs.index(t)
+        cand = [r for r in probs if not r['target'] and cond(r) and r['page'] == t['page']]
+        cand.sort(key=lambda r: abs(probs.index(r) - ti))
+        if cand:
+            return cand[0] if self.rng.random() < 0.7 or len(cand) == 1 else cand[1]
+        return t if cond(t) else None
+
+    def run(self):
+        kinds = sorted(self.plan['hand']['kinds'], key=lambda kw: kw[0] != 'working_below')
+        for kind, want_t in kinds:
+            getattr(self, 'k_' + kind)(want_t)
+        return self.log
+
+    def answer_pos(self, r, text, pt):
+        """where to write an answer for problem r: (x, base, maxw, where) or None if there is no room."""
+        s = r['slot']
+        colx, colw = r['col']
+        w = hand_width(text, pt, self.style)
+        if s and s['kind'] in ('bracket', 'box', 'answer_line'):
+            b = s['box']
+            if s['kind'] == 'answer_line':
+                return b[0] + pt * 0.3, b[3] - pt * 0.35, b[2] - b[0], s['kind']
+            return (b[0] + b[2]) / 2 - min(w, b[2] - b[0]) / 2, (b[1] + b[3]) / 2 + pt * 0.38, b[2] - b[0], s['kind']
+        if s and s['kind'] == 'dotted':
+            ln = s['lines'][0]
+            return ln[0] + pt * 1.5, ln[3] - pt * 0.2, ln[2] - ln[0], 'dotted'
+        if r['blanks']:
+            b = r['blanks'][0]
+            return b[0] + pt * 0.1, b[3] - pt * 0.3, max(b[2] - b[0], pt * 3), 'blank'
+        right = colx + colw
+        if r['work_box'] is not None and id(r) not in self.used_work:
+            wb = r['work_box']
+            return wb[0] + pt, wb[1] + pt * 1.2, wb[2] - wb[0] - pt, 'work_area'
+        if r['x_end'] + pt * 1.2 + min(w, pt * 4) < right:
+            return r['x_end'] + pt * 1.2, r['last_base'] + pt * 0.05, right - r['x_end'] - pt * 1.2, 'beside'
+        if r['gap_below'] >= pt * 1.5:
+            return colx + colw * 0.45, r['block_bottom'] + min(r['gap_below'] * 0.6, pt * 1.2), colw * 0.55, 'below'
+        return None
+
+    def fit(self, text, pt, maxw):
+        """shrink and, if needed, shorten a handwritten answer so that it fits maxw."""
+        w = hand_width(text, pt, self.style)
+        if w > maxw:
+            pt = max(pt * 0.8, pt * maxw / w)
+        while len(text) > 2 and hand_width(text, pt, self.style) > maxw * 1.05:
+            text = text[:-1].rstrip()
+        return text, pt
+
+    def candidates(self, want_t):
+        probs = self.pg.problems
+        t = [r for r in probs if r['target']][0]
+        ti = probs.index(t)
+        others = [r for r in probs if not r['target'] and r['page'] == t['page']]
+        others.sort(key=lambda r: abs(probs.index(r) - ti) + 0.5 * self.rng.random())
+        return ([t] + others) if want_t else (others + [t])
+
+    def k_answer_in_blank(self, want_t):
+        for r in self.candidates(want_t):
+            it = self.bank_item(r)
+            text = 'ABCD'[int(self.rng.integers(4))] if r['options'] else short_answer(it, self.rng)
+            pt = r['pt'] * self.rng.uniform(1.0, 1.3)
+            pos = self.answer_pos(r, text, pt)
+            if pos is None:
+                continue
+            x, base, maxw, where = pos
+            text, pt = self.fit(text, pt, maxw)
+            if where == 'work_area':
+                self.used_work.add(id(r))
+            ink = self.pen
+            self.hand(x, base, text, pt, ink, r['target'])
+            self.log.append({'kind': 'answer_in_blank', 'on_target': r['target'], 'where': where, 'text': text,
+                             'ink': ink})
+            return
+
+    def k_crossed_out(self, want_t):
+        for r in self.candidates(want_t):
+            it = self.bank_item(r)
+            right = short_answer(it, self.rng)
+            m = re.search(r'\d+', right)
+            wrong = (right[:m.start()] + str(int(m.group()) + int(self.rng.choice([-2, -1, 1, 3]))) + right[m.end():]) \
+                if m else ('no' if is_en_text(right) else '不对')
+            pt = r['pt'] * self.rng.uniform(1.0, 1.25)
+            pos = self.answer_pos(r, wrong + '  ' + right, pt)
+            if pos is None:
+                continue
+            x, base, maxw, where = pos
+            if where == 'work_area':
+                self.used_work.add(id(r))
+            if where in ('bracket', 'box'):
+                colx, colw = r['col']
+                if r['x_end'] + pt * 8 < colx + colw:
+                    x, base, maxw, where = r['x_end'] + pt, r['last_base'], colx + colw - r['x_end'] - pt, 'beside'
+                else:
+                    continue
+            pair = wrong + '  ' + right
+            w = hand_width(pair, pt, self.style)
+            if w > maxw:
+                pt = max(pt * 0.8, pt * maxw / w)
+                if hand_width(pair, pt, self.style) > maxw * 1.08:
+                    continue
+            xe = self.hand(x, base, wrong, pt, self.pen, r['target'])
+            y = base - pt * 0.3
+            self.stroke(jitter_poly(self.rng, [(x - pt * 0.2, y + pt * 0.1), (xe + pt * 0.1, y - pt * 0.1)],
+                                    pt * 0.03), pt * 0.08, self.pen)
+            if self.rng.random() < 0.5:
+                self.stroke(jitter_poly(self.rng, [(x - pt * 0.1, y - pt * 0.15), (xe, y + pt * 0.05)], pt * 0.03),
+                            pt * 0.08, self.pen)
+            self.hand(xe + pt * 0.6, base, right, pt, self.pen, r['target'])
+            self.log.append({'kind': 'crossed_out', 'on_target': r['target'], 'where': where,
+                             'text': f'~{wrong}~ {right}'})
+            return
+
+    def k_working_below(self, want_t):
+        r = self.pick(want_t, lambda q: q['work_box'] is not None)
+        if r is None:
+            return self.k_answer_in_blank(want_t)
+        it = self.bank_item(r)
+        lines = working_lines(it, self.rng)
+        self.used_work.add(id(r))
+        b = r['work_box']
+        h = b[3] - b[1]
+        pt = min(r['pt'] * self.rng.uniform(1.0, 1.3), h / (len(lines) * 1.4 + 0.2))
+        y = b[1] + pt * 1.15
+        x0 = b[0] + self.rng.uniform(0, 2) * pt
+        strike = int(self.rng.integers(len(lines))) if self.rng.random() < 0.4 else -1
+        for i, ln in enumerate(lines):
+            x = x0 + self.rng.normal(0, 0.3) * pt
+            if i == strike:
+                bad = ('2x' if is_en_text(ln) else '错') if self.rng.random() < 0.5 else str(int(self.rng.integers(2, 99)))
+                xe = self.hand(x, y, bad, pt, self.pen, r['target'])
+                yy = y - pt * 0.3
+                self.stroke(jitter_poly(self.rng, [(x - pt * 0.2, yy), (xe + pt * 0.1, yy - pt * 0.1)], pt * 0.03),
+                            pt * 0.08, self.pen)
+                x = xe + pt * 0.5
+            self.hand(x, y, ln, pt, self.pen, r['target'])
+            y += pt * self.rng.uniform(1.3, 1.5)
+        self.log.append({'kind': 'working_below', 'on_target': r['target'], 'lines': lines,
+                         'crossed_out_word': strike >= 0})
+
+    def k_circle(self, want_t):
+        r = self.pick(want_t)
+        toks = [(a, b, t, ln) for ln in r['lines'] for (a, b, t, role) in ln['tokens']
+                if role == 'stem' and re.search(r'\d', t) and len(t) <= 8]
+        if toks and self.rng.random() < 0.6:
+            a, b, t, ln = toks[int(self.rng.integers(len(toks)))]
+            box = [a, ln['base'] - r['pt'] * 0.85, b, ln['base'] + r['pt'] * 0.15]
+            ink, what = self.pen, 'number_in_stem'
+        else:
+            box, ink, what = r['num_box'], 'red', 'problem_number'
+        self.stroke(ellipse_pts(self.rng, box, r['pt'] * 0.3), r['pt'] * 0.07, ink)
+        self.log.append({'kind': 'circle', 'on_target': r['target'], 'what': what})
+
+    def k_underline(self, want_t):
+        r = self.pick(want_t)
+        ln = r['lines'][int(self.rng.integers(len(r['lines'])))]
+        toks = [t for t in ln['tokens'] if t[3] == 'stem']
+        if not toks:
+            return
+        i0 = int(self.rng.integers(len(toks)))
+        i1 = min(len(toks) - 1, i0 + int(self.rng.integers(1, 8)))
+        x0, x1 = toks[i0][0], toks[i1][1]
+        y = ln['base'] + r['pt'] * 0.3
+        n = max(2, int((x1 - x0) / (r['pt'] * 0.8)))
+        wav = self.rng.random() < 0.35
+        pts = [(x0 + (x1 - x0) * i / n, y + (r['pt'] * 0.12 * math.sin(i * 1.7) if wav else 0) +
+                self.rng.normal(0, r['pt'] * 0.03) + (i / n) * self.rng.normal(0, 0.2)) for i in range(n + 1)]
+        ink = ['red', 'blue', 'pencil'][int(self.rng.integers(3))]
+        self.stroke(pts, r['pt'] * 0.07, ink)
+        self.log.append({'kind': 'underline', 'on_target': r['target'], 'wavy': wav, 'ink': ink})
+
+    def k_highlighter(self, want_t):
+        r = self.pick(want_t)
+        ln = r['lines'][int(self.rng.integers(len(r['lines'])))]
+        toks = [t for t in ln['tokens'] if t[3] == 'stem']
+        if not toks:
+            return
+        i0 = int(self.rng.integers(len(toks)))
+        i1 = min(len(toks) - 1, i0 + int(self.rng.integers(2, 12)))
+        pt = r['pt']
+        box = [toks[i0][0] - pt * 0.15, ln['base'] - pt * 0.95, toks[i1][1] + pt * 0.2, ln['base'] + pt * 0.3]
+        col = [(255, 236, 70), (150, 245, 140), (255, 165, 210), (120, 225, 255)][int(self.rng.integers(4))]
+        self.pg.marks.insert(0, {'t': 'hl', 'box': box, 'col': col, 'seed': int(self.rng.integers(1 << 30)),
+                                 'alpha': float(self.rng.uniform(0.55, 0.85))})
+        self.log.append({'kind': 'highlighter', 'on_target': r['target'], 'color': col})
+
+    def k_tick_cross(self, want_t):
+        r = self.pick(want_t)
+        pt = r['pt']
+        colx, colw = r['col']
+        if self.rng.random() < 0.5 and r['x_end'] + pt * 3 < colx + colw:
+            x, y = r['x_end'] + pt * 1.0, r['last_base']
+        else:
+            x, y = colx - pt * 2.2, r['num_box'][3]
+        sz = pt * self.rng.uniform(1.3, 2.2)
+        tick = self.rng.random() < 0.65
+        if tick:
+            pts = [(x, y - sz * 0.45), (x + sz * 0.3, y), (x + sz * 0.95, y - sz * 1.05)]
+            self.stroke(jitter_poly(self.rng, pts, pt * 0.04), pt * 0.12, 'red')
+        else:
+            self.stroke(jitter_poly(self.rng, [(x, y - sz), (x + sz * 0.8, y)], pt * 0.04), pt * 0.12, 'red')
+            self.stroke(jitter_poly(self.rng, [(x + sz * 0.8, y - sz), (x, y)], pt * 0.04), pt * 0.12, 'red')
+        self.log.append({'kind': 'tick' if tick else 'cross', 'on_target': r['target']})
+
+    def k_score(self, want_t):
+        r = self.pick(want_t)
+        pt = r['pt']
+        colx, colw = r['col']
+        ch = self.rng.integers(4)
+        full = int(self.rng.choice([5, 8, 10, 12]))
+        txt = [f'{int(self.rng.integers(1, full))}/{full}', f'-{int(self.rng.integers(1, 4))}',
+               f'+{int(self.rng.integers(1, 6))}', f'{int(self.rng.integers(2, 9))}'][ch]
+        hp = pt * self.rng.uniform(1.3, 1.9)
+        ext = self.pg.extra
+        if 'score_table' in ext and self.rng.random() < 0.5:
+            b = ext['score_table']
+            txt = str(int(self.rng.integers(58, 99)))
+            x, y = b[2] + pt * 1.5, b[3]
+            hp = pt * 2.6
+            xe = self.hand(x, y, txt, hp, 'red', False)
+            self.stroke(jitter_poly(self.rng, [(x, y + pt * 0.4), (xe, y + pt * 0.3)], pt * 0.04), pt * 0.1, 'red')
+            self.stroke(jitter_poly(self.rng, [(x, y + pt * 0.8), (xe, y + pt * 0.7)], pt * 0.04), pt * 0.1, 'red')
+            self.log.append({'kind': 'score', 'on_target': False, 'text': txt, 'where': 'header'})
+            return
+        if self.rng.random() < 0.5:
+            x, y = colx - hand_width(txt, hp, self.style) - pt * 0.6, r['num_box'][3] + pt * 0.2
+            where = 'left_margin'
+        else:
+            x, y = colx + colw - hand_width(txt, hp, self.style), r['block_bottom'] - pt * 0.1
+            where = 'right_margin'
+        self.hand(x, y, txt, hp, 'red', False)
+        self.log.append({'kind': 'score', 'on_target': r['target'], 'text': txt, 'where': where})
+
+    def bank_item(self, r):
+        return self.bank[self.plan['id_index'][r['id']]]
+
+
+# ----------------------------------------------------------------------------------------------
+# handwriting rasteriser (pen-like imitation: Hershey stroke fonts + jittered CJK glyphs)
+# ----------------------------------------------------------------------------------------------
+HERSHEY = {'hershey_script': cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, 'hershey_simplex': cv2.FONT_HERSHEY_SIMPLEX,
+           'hershey_plain': cv2.FONT_HERSHEY_PLAIN, 'hershey_duplex': cv2.FONT_HERSHEY_DUPLEX}
+
+
+@lru_cache(maxsize=None)
+def _hershey_cap(face):
+    (w, h), b = cv2.getTextSize('H', face, 1.0, 1)
+    return h
+
+
+def _use_hershey(style, ch):
+    return style in HERSHEY and 32 < ord(ch) < 127
+
+
+def hand_width(text, pt, style):
+    w = 0.0
+    for ch in text:
+        if ch == ' ':
+            w += pt * 0.4
+        elif _use_hershey(style, ch):
+            face = HERSHEY[style]
+            sc = 0.72 / _hershey_cap(face)
+            w += cv2.getTextSize(ch, face, sc * 100, 1)[0][0] / 100 * pt * 1.0
+        else:
+            w += text_adv('cjk_sans' if is_cjk(ch) else 'dv_sans', ch) * pt * 0.95
+    return w
+
+
+def hand_mask(text, px, style, slant, rot, rng):
+    """returns float mask, (anchor_x, anchor_y) = pen start on the baseline."""
+    pad = int(px * 0.8) + 4
+    est = int(hand_width(text, px, style) * 1.25) + 2 * pad
+    Hm = int(px * 2.3) + 2 * pad
+    by = pad + int(px * 1.25)
+    m = np.zeros((Hm, est + int(px)), np.uint8)
+    x = float(pad)
+    thick_mul = rng.uniform(0.8, 1.3)
+    for ch in text:
+        if ch == ' ':
+            x += px * 0.4 * rng.uniform(0.8, 1.3)
+            continue
+        gs = int(px * 2.2) + 4
+        g = np.zeros((gs, gs), np.uint8)
+        gb = int(px * 1.45)
+        if _use_hershey(style, ch):
+            face = HERSHEY[style]
+            sc = 0.72 * px / _hershey_cap(face)
+            th = max(1, int(round(px * 0.075 * thick_mul * (0.8 if style == 'hershey_duplex' else 1.0))))
+            cv2.putText(g, ch, (2, gb), face, sc, 255, th, cv2.LINE_AA)
+            adv = cv2.getTextSize(ch, face, sc, th)[0][0]
+        else:
+            key = 'cjk_sans' if is_cjk(ch) else 'dv_sans'
+            if thick_mul > 1.15 and is_cjk(ch):
+                key = 'cjk_sans_b'
+            f = get_font(key, px * 0.95)
+            im = Image.new('L', (gs, gs), 0)
+            ImageDraw.Draw(im).text((2, gb), ch, font=f, fill=255, anchor='ls')
+            g = np.asarray(im).copy()
+            adv = f.getlength(ch)
+        amp = px * (0.035 if _use_hershey(style, ch) else 0.05)
+        ddx = cv2.resize(rng.normal(0, amp, (3, 3)).astype(np.float32), (gs, gs), interpolation=cv2.INTER_CUBIC)
+        ddy = cv2.resize(rng.normal(0, amp, (3, 3)).astype(np.float32), (gs, gs), interpolation=cv2.INTER_CUBIC)
+        gxx, gyy = np.meshgrid(np.arange(gs, dtype=np.float32), np.arange(gs, dtype=np.float32))
+        g = cv2.remap(g, gxx + ddx, gyy + ddy, cv2.INTER_LINEAR)
+        a = rng.normal(0, 4.5)
+        scl = rng.uniform(0.88, 1.1)
+        M = cv2.getRotationMatrix2D((2 + adv / 2, gb - px * 0.35), a, scl)
+        M[1, 2] += rng.normal(0, px * 0.05)
+        g = cv2.warpAffine(g, M, (gs, gs))
+        xi = int(round(x)) - 2
+        y0 = by - gb
+        xe = min(m.shape[1], xi + gs)
+        if xi >= 0 and y0 >= 0 and xe > xi:
+            np.maximum(m[y0:y0 + gs, xi:xe], g[:m.shape[0] - y0, :xe - xi], out=m[y0:y0 + gs, xi:xe])
+        x += adv * rng.uniform(0.9, 1.06) + px * rng.uniform(-0.02, 0.06)
+    m = m[:, :int(x) + pad]
+    # slant (shear about baseline) and line rotation
+    Hm, Wm = m.shape
+    sl = float(slant)
+    off = sl * (Hm - by) if sl > 0 else -sl * by
+    M = np.float32([[1, -sl, sl * by + off], [0, 1, 0]])
+    m2 = cv2.warpAffine(m, M, (Wm + int(abs(sl) * Hm) + 2, Hm))
+    ax = pad + off
+    R = cv2.getRotationMatrix2D((float(ax), float(by)), rot, 1.0)
+    m2 = cv2.warpAffine(m2, R, (m2.shape[1], m2.shape[0]))
+    f = m2.astype(np.float32) / 255.0
+    # pen pressure variation
+    lw = max(2, f.shape[1] // max(4, int(px * 1.5)))
+    lf = cv2.resize(rng.uniform(0.72, 1.0, (2, lw)).astype(np.float32), (f.shape[1], f.shape[0]),
+                    interpolation=cv2.INTER_CUBIC)
+    f *= np.clip(lf, 0.6, 1.0)
+    return np.clip(f * 1.15, 0, 1), (ax, by)
+
+
+def _darken(layer, x, y, mask, col, opacity=0.95):
+    h, w = mask.shape
+    H, W = layer.shape[:2]
+    x0, y0 = max(0, x), max(0, y)
+    x1, y1 = min(W, x + w), min(H, y + h)
+    if x1 <= x0 or y1 <= y0:
+        return
+    mm = mask[y0 - y:y1 - y, x0 - x:x1 - x, None] * opacity
+    col = np.asarray(col, np.float32)[None, None, :]
+    ink = 255.0 - mm * (255.0 - col)
+    reg = layer[y0:y1, x0:x1]
+    np.minimum(reg, ink.astype(np.uint8), out=reg)
+
+
+# ----------------------------------------------------------------------------------------------
+# rendering of the page canvas (paper x printed x marks) for a region in pt at k px/pt
+# ----------------------------------------------------------------------------------------------
+def _noise_field(rng, shape_px, cells, lo, hi):
+    h, w = shape_px
+    gh, gw = max(2, int(cells[0])), max(2, int(cells[1]))
+    n = rng.uniform(lo, hi, (gh, gw)).astype(np.float32)
+    return cv2.resize(n, (w, h), interpolation=cv2.INTER_CUBIC)
+
+
+def render_canvas(pg, plan, region, k, seed):
+    rng = np.random.default_rng(seed)
+    rx0, ry0, rx1, ry1 = region
+    cw, ch = int(math.ceil((rx1 - rx0) * k)), int(math.ceil((ry1 - ry0) * k))
+    P = plan['paper']
+    X = lambda x: (x - rx0) * k
+    Y = lambda y: (y - ry0) * k
+    # ---- paper
+    base = np.array(P['color'], np.float32)
+    low = _noise_field(rng, (ch, cw), ((ry1 - ry0) / 40, (rx1 - rx0) / 40), -1, 1)
+    paper = np.empty((ch, cw, 3), np.float32)
+    grain = rng.standard_normal((ch, cw), dtype=np.float32) * P['grain']
+    for c in range(3):
+        paper[..., c] = base[c] * (1 + low * P['mottle']) + grain
+    paper = np.clip(paper, 0, 255).astype(np.uint8)
+    area_pt = (rx1 - rx0) * (ry1 - ry0)
+    if P['kind'] == 'recycled':
+        nf = int(area_pt / 300 * P.get('fibres', 1.0))
+        xs = rng.uniform(0, cw, nf)
+        ys = rng.uniform(0, ch, nf)
+        ang = rng.uniform(0, math.pi, nf)
+        ln = rng.uniform(1.0, 4.0, nf) * k
+        dv = rng.normal(0, 22, nf)
+        for i in range(nf):
+            c = tuple(int(np.clip(v + dv[i], 0, 255)) for v in P['color'])
+            p0 = (int(xs[i]), int(ys[i]))
+            p1 = (int(xs[i] + ln[i] * math.cos(ang[i])), int(ys[i] + ln[i] * math.sin(ang[i])))
+            cv2.line(paper, p0, p1, c, 1, cv2.LINE_AA)
+    for pr in pg.pages:
+        px0, py0, px1, py1 = pr
+        if P['rule'] == 'lined':
+            pitch = P['pitch']
+            y = py0 + P['rule_top']
+            while y < py1 - 20:
+                if ry0 - 2 <= y <= ry1 + 2:
+                    cv2.line(paper, (int(X(px0)), int(round(Y(y)))), (int(X(px1)), int(round(Y(y)))), P['rule_col'],
+                             max(1, int(round(0.45 * k))), cv2.LINE_AA)
+                y += pitch
+            mx = px0 + P['margin_x']
+            cv2.line(paper, (int(X(mx)), int(Y(py0))), (int(X(mx)), int(Y(py1))), (210, 110, 115),
+                     max(1, int(round(0.5 * k))), cv2.LINE_AA)
+        elif P['rule'] == 'squared':
+            pitch = P['pitch']
+            th = max(1, int(round(0.3 * k)))
+            xx = px0 + (P['rule_top'] % pitch)
+            while xx < px1:
+                if rx0 - 2 <= xx <= rx1 + 2:
+                    cv2.line(paper, (int(round(X(xx))), int(Y(py0))), (int(round(X(xx))), int(Y(py1))), P['rule_col'], th,
+                             cv2.LINE_AA)
+                xx += pitch
+            yy = py0 + (P['rule_top'] % pitch)
+            while yy < py1:
+                if ry0 - 2 <= yy <= ry1 + 2:
+                    cv2.line(paper, (int(X(px0)), int(round(Y(yy)))), (int(X(px1)), int(round(Y(yy)))), P['rule_col'], th,
+                             cv2.LINE_AA)
+                yy += pitch
+    # ---- printed layer
+    img = Image.new('RGB', (cw, ch), (255, 255, 255))
+    dr = ImageDraw.Draw(img)
+    mrg = 30.0
+    for op in pg.ops:
+        t = op['t']
+        if t == 'text':
+            y, pt = op['y'], op['pt']
+            if y + pt < ry0 - mrg or y - pt > ry1 + mrg:
+                continue
+            xa, xb = op['pieces'][0][0], op['pieces'][-1][0] + pt * 8
+            if xb < rx0 - mrg or xa > rx1 + mrg:
+                continue
+            px = max(1, int(round(pt * k)))
+            for (x, s, key) in op['pieces']:
+                if x > rx1 + mrg or x + pt * 10 < rx0 - mrg:
+                    continue
+                dr.text((X(x), Y(y)), s, font=get_font(key, px), fill=tuple(op['col']), anchor='ls')
+            continue
+        lw = max(1, int(round(op.get('w', 0.5) * k))) if op.get('w', 0.5) > 0 else 0
+        col = tuple(op['col'])
+        if t == 'line':
+            pts = [(X(x), Y(y)) for x, y in op['pts']]
+            if op.get('dash'):
+                on, off = op['dash'][0] * k, op['dash'][1] * k
+                for (ax, ay), (bx, by) in zip(pts[:-1], pts[1:]):
+                    L = math.hypot(bx - ax, by - ay)
+                    if L < 1e-6:
+                        continue
+                    ux, uy = (bx - ax) / L, (by - ay) / L
+                    d = 0.0
+                    while d < L:
+                        e = min(L, d + max(on, 1.0))
+                        dr.line([(ax + ux * d, ay + uy * d), (ax + ux * e, ay + uy * e)], fill=col, width=lw)
+                        d = e + off
+            else:
+                dr.line(pts, fill=col, width=lw, joint='curve')
+        elif t == 'rect':
+            b = op['box']
+            dr.rectangle([X(b[0]), Y(b[1]), X(b[2]), Y(b[3])], outline=col if lw else None,
+                         fill=tuple(op['fill']) if op.get('fill') else None, width=lw)
+        elif t == 'ellipse':
+            b = op['box']
+            dr.ellipse([X(b[0]), Y(b[1]), X(b[2]), Y(b[3])], outline=col, fill=tuple(op['fill']) if op.get('fill') else None,
+                       width=lw)
+        elif t == 'poly':
+            pts = [(X(x), Y(y)) for x, y in op['pts']]
+            if op.get('fill'):
+                dr.polygon(pts, fill=tuple(op['fill']))
+            dr.line(pts + [pts[0]], fill=col, width=lw, joint='curve')
+        elif t == 'arc':
+            b = op['box']
+            dr.arc([X(b[0]), Y(b[1]), X(b[2]), Y(b[3])], op['a0'], op['a1'], fill=col, width=lw)
+    printed = np.asarray(img).copy()
+    # photocopy look: faded toner + speckle + streaks
+    if P.get('fade', 0) > 0:
+        f = _noise_field(rng, (ch, cw), ((ry1 - ry0) / 60, (rx1 - rx0) / 60), 1 - P['fade'], 1.0)
+        f = f * rng.uniform(0.92, 1.0, (ch, cw)).astype(np.float32)
+        ink = 255.0 - printed.astype(np.float32)
+        printed = (255.0 - ink * np.clip(f, 0.4, 1.0)[..., None]).astype(np.uint8)
+    if P.get('photocopy'):
+        n = int(area_pt / 500 * P['speckle'])
+        xs, ys = rng.uniform(0, cw, n), rng.uniform(0, ch, n)
+        rr = rng.gamma(1.0, 0.1, n) * k
+        gv = rng.integers(40, 170, n)
+        for i in range(n):
+            if rr[i] < 1.0:
+                xi, yi = int(xs[i]), int(ys[i])
+                printed[yi:yi + 1 + int(rng.random() < 0.4), xi:xi + 1 + int(rng.random() < 0.4)] = int(gv[i])
+            else:
+                ax_, ay_ = rr[i] * rng.uniform(0.5, 1.0), rr[i] * rng.uniform(0.5, 1.0)
+                cv2.ellipse(printed, (int(xs[i] * 4), int(ys[i] * 4)), (int(ax_ * 4), int(ay_ * 4)),
+                            float(rng.uniform(0, 180)), 0, 360, (int(gv[i]),) * 3, -1, cv2.LINE_AA, shift=2)
+        for sx in P['streaks']:
+            xx = X(pg.pages[0][0] + sx * (pg.pages[-1][2] - pg.pages[0][0]))
+            if 0 <= xx < cw:
+                g = int(rng.integers(205, 235))
+                cv2.line(printed, (int(xx), 0), (int(xx + rng.normal(0, 6)), ch), (g, g, g),
+                         max(1, int(k * rng.uniform(0.5, 2.0))), cv2.LINE_AA)
+    # ---- marks layer
+    marks = np.full((ch, cw, 3), 255, np.uint8)
+    for op in pg.marks:
+        t = op['t']
+        if t == 'hl':
+            b = op['box']
+            x0, y0, x1, y1 = int(X(b[0])), int(Y(b[1])), int(X(b[2])), int(Y(b[3]))
+            x0c, y0c, x1c, y1c = max(0, x0), max(0, y0), min(cw, x1), min(ch, y1)
+            if x1c <= x0c or y1c <= y0c:
+                continue
+            hr = np.random.default_rng(op['seed'])
+            hh, ww = y1 - y0, x1 - x0
+            m = np.ones((hh, ww), np.float32)
+            top = cv2.resize(hr.uniform(0, 0.12, (1, max(2, ww // 20))).astype(np.float32), (ww, 1))[0] * hh
+            bot = cv2.resize(hr.uniform(0, 0.12, (1, max(2, ww // 20))).astype(np.float32), (ww, 1))[0] * hh
+            yy = np.arange(hh, dtype=np.float32)[:, None]
+            m *= np.clip(yy - top[None, :], 0, 1) * np.clip(hh - bot[None, :] - yy, 0, 1)
+            m *= hr.uniform(0.85, 1.0) * op['alpha']
+            m = m[y0c - y0:y1c - y0, x0c - x0:x1c - x0, None]
+            col = np.asarray(op['col'], np.float32)[None, None] / 255.0
+            reg = marks[y0c:y1c, x0c:x1c].astype(np.float32)
+            marks[y0c:y1c, x0c:x1c] = (reg * (1 - m * (1 - col))).astype(np.uint8)
+        elif t == 'hand':
+            px = op['pt'] * k
+            if px < 4:
+                continue
+            hr = np.random.default_rng(op['seed'])
+            mask, (ax, ay) = hand_mask(op['text'], px, op['style'], op['slant'], op['rot'], hr)
+            _darken(marks, int(round(X(op['x']) - ax)), int(round(Y(op['y']) - ay)), mask, op['col'],
+                    hr.uniform(0.85, 0.98))
+        elif t == 'stroke':
+            pts = np.array([(X(x), Y(y)) for x, y in op['pts']], np.float32)
+            th = max(1, int(round(op['w'] * k)))
+            bx0, by0 = np.floor(pts.min(0)).astype(int) - th - 2
+            bx1, by1 = np.ceil(pts.max(0)).astype(int) + th + 2
+            m = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
+            p = ((pts - [bx0, by0]) * 16).astype(np.int32).reshape(-1, 1, 2)
+            cv2.polylines(m, [p], False, 255, th, cv2.LINE_AA, shift=4)
+            _darken(marks, int(bx0), int(by0), m.astype(np.float32) / 255.0, op['col'], 0.92)
+    out = cv2.multiply(paper, printed, scale=1 / 255.0)
+    out = cv2.multiply(out, marks, scale=1 / 255.0)
+    # ---- shading in page space (spine gutter, crease)
+    xs_pt = rx0 + (np.arange(cw, dtype=np.float32) + 0.5) / k
+    ys_pt = ry0 + (np.arange(ch, dtype=np.float32) + 0.5) / k
+    fx = np.ones(cw, np.float32)
+    fy = np.ones(ch, np.float32)
+    if pg.spine_x is not None:
+        dc = P['curl_width']
+        t = np.abs(xs_pt - pg.spine_x)
+        w = np.clip(1 - t / dc, 0, 1)
+        fx *= 1 - P['curl_shade'] * w ** 2.2
+        fx *= 1 - 0.35 * np.exp(-(t / 1.5) ** 2)
+    cr = P.get('crease_abs')
+    if cr:
+        if cr['orient'] == 'h':
+            d = ys_pt - cr['pos']
+            fy *= 1 - cr['dark'] * np.exp(-(d / 7.0) ** 2) * (d < 0) - 0.25 * cr['dark'] * np.exp(-(d / 9.0) ** 2) * (d >= 0)
+            fy *= 1 + 0.05 * np.exp(-((d - 0.8) / 0.6) ** 2)
+            fy *= 1 - 0.12 * np.exp(-((d + 0.4) / 0.35) ** 2)
+        else:
+            d = xs_pt - cr['pos']
+            fx *= 1 - cr['dark'] * np.exp(-(d / 7.0) ** 2) * (d < 0) - 0.25 * cr['dark'] * np.exp(-(d / 9.0) ** 2) * (d >= 0)
+            fx *= 1 + 0.05 * np.exp(-((d - 0.8) / 0.6) ** 2)
+            fx *= 1 - 0.12 * np.exp(-((d + 0.4) / 0.35) ** 2)
+    if (fx != 1).any() or (fy != 1).any():
+        sh = fy[:, None] * fx[None, :]
+        out = np.clip(out.astype(np.float32) * sh[..., None], 0, 255).astype(np.uint8)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# camera geometry
+# ----------------------------------------------------------------------------------------------
+def homography(theta, tilt, tdir, fcam, s, c, W, H, ox, oy):
+    cx, cy = c
+    T1 = np.array([[1, 0, -cx], [0, 1, -cy], [0, 0, 1]], float)
+    th = math.radians(theta)
+    R = np.array([[math.cos(th), -math.sin(th), 0], [math.sin(th), math.cos(th), 0], [0, 0, 1]], float)
+    S = np.diag([s, s, 1.0])
+    ax = math.radians(tilt) * math.cos(tdir)
+    ay = math.radians(tilt) * math.sin(tdir)
+    Rx = np.array([[1, 0, 0], [0, math.cos(ax), -math.sin(ax)], [0, math.sin(ax), math.cos(ax)]])
+    Ry = np.array([[math.cos(ay), 0, math.sin(ay)], [0, 1, 0], [-math.sin(ay), 0, math.cos(ay)]])
+    R3 = Rx @ Ry
+    P = np.array([[fcam * R3[0, 0], fcam * R3[0, 1], 0], [fcam * R3[1, 0], fcam * R3[1, 1], 0],
+                  [R3[2, 0], R3[2, 1], fcam]])
+    T2 = np.array([[1, 0, W / 2 + ox], [0, 1, H / 2 + oy], [0, 0, 1]], float)
+    return T2 @ P @ S @ R @ T1
+
+
+def apply_h(Hm, pts):
+    pts = np.asarray(pts, float)
+    q = np.c_[pts, np.ones(len(pts))] @ Hm.T
+    return q[:, :2] / q[:, 2:3]
+
+
+def distort(ux, uy, D):
+    """page distortion: flat position u -> page content position g (pt)."""
+    gx = ux.copy()
+    gy = uy.copy()
+    for (axx, ayy, kx, ky, ph) in D['waves']:
+        a = kx * ux + ky * uy + ph
+        gx = gx + axx * np.sin(a)
+        gy = gy + ayy * np.sin(a * 0.7 + 1.0)
+    if D.get('spine_x') is not None:
+        t = ux - D['spine_x']
+        w = np.clip(1 - np.abs(t) / D['curl_width'], 0, 1) ** 2
+        gx = gx + np.sign(t) * w * D['curl_dx']
+        gy = gy + w * D['curl_dy'] * (uy - D['page_cy']) / D['page_hh']
+    cr = D.get('crease')
+    if cr:
+        if cr['orient'] == 'h':
+            gy = gy + cr['shift'] * np.tanh((uy - cr['pos']) / 2.0)
+        else:
+            gx = gx + cr['shift'] * np.tanh((ux - cr['pos']) / 2.0)
+    return gx, gy
+
+
+def forward(Hm, D, pts):
+    pts = np.asarray(pts, float)
+    gx, gy = distort(pts[:, 0], pts[:, 1], D)
+    u = np.c_[2 * pts[:, 0] - gx, 2 * pts[:, 1] - gy]
+    return apply_h(Hm, u)
+
+
+def box_edge_pts(b, n=6):
+    x0, y0, x1, y1 = b
+    t = np.linspace(0, 1, n)
+    return np.r_[np.c_[x0 + (x1 - x0) * t, np.full(n, y0)], np.c_[x0 + (x1 - x0) * t, np.full(n, y1)],
+                 np.c_[np.full(n, x0), y0 + (y1 - y0) * t], np.c_[np.full(n, x1), y0 + (y1 - y0) * t]]
+
+
+def min_local_scale(Hm, D, pts):
+    out = []
+    for p in pts:
+        q = forward(Hm, D, [p, (p[0] + 1, p[1]), (p[0], p[1] + 1)])
+        J = np.c_[q[1] - q[0], q[2] - q[0]]
+        out.append(np.linalg.svd(J, compute_uv=False).min())
+    return float(min(out))
+
+
+def solve_camera(rng, pg, plan, D):
+    C = plan['capture']
+    W, H = C['sensor']
+    ds = C['downscale']
+    fmin = F_MIN * ds
+    eff = set(C['effects'])
+    t = [r for r in pg.problems if r['target']][0]
+    box = t['box']
+    c = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+    Fpt = t['pt']
+    edge = box_edge_pts(box)
+    corners = [(box[0], box[1]), (box[2], box[1]), (box[0], box[3]), (box[2], box[3]),
+               (c[0], box[1]), (c[0], box[3])]
+    others = [r for r in pg.problems if not r['target']]
+    ocent = np.array([((r['box'][0] + r['box'][2]) / 2, (r['box'][1] + r['box'][3]) / 2) for r in others]) \
+        if others else np.zeros((0, 2))
+    margin = 0.035 * min(W, H)
+    s_min = fmin / Fpt
+    sign = 1 if rng.random() < 0.5 else -1
+    for attempt in range(70):
+        damp = 1.0 if attempt < 20 else max(0.0, 1 - (attempt - 20) / 40)
+        if 'sideways' in eff:
+            theta = sign * 90 + rng.uniform(-6, 6) * damp
+        elif 'rotation' in eff:
+            theta = sign * rng.uniform(8, 20) * (damp if attempt >= 20 else 1) if damp > 0.4 else sign * 8 * damp
+        else:
+            theta = float(np.clip(rng.normal(0, 1.6), -4, 4)) * damp
+        tilt = (rng.uniform(15, 30) if 'oblique' in eff else rng.uniform(0, 8)) * (damp if attempt >= 20 else 1)
+        tdir = rng.uniform(0, 2 * math.pi)
+        fcam = rng.uniform(0.75, 1.1) * max(W, H)
+        if 'off_centre' in eff:
+            fa = rng.uniform(0.1, 0.2) * (1 if rng.random() < 0.5 else -1)
+            fc = rng.uniform(-0.07, 0.07)
+            if attempt < 8 and rng.random() < 0.35:
+                fa, fc = fc, fa           # sometimes try across the lines first
+            thr = math.radians(theta)
+            fx = float(np.clip(fa * math.cos(thr) - fc * math.sin(thr), -0.2, 0.2)) * max(damp, 0.5)
+            fy = float(np.clip(fa * math.sin(thr) + fc * math.cos(thr), -0.2, 0.2)) * max(damp, 0.5)
+        else:
+            fx, fy = rng.uniform(-0.05, 0.05, 2) * damp
+        ox, oy = fx * W, fy * H
+        Fph = rng.uniform(fmin * 1.06, max(fmin * 1.25, 0.052 * min(W, H)))
+        fill = rng.uniform(0.5, 0.9)
+        th = math.radians(theta)
+        hw, hh = (box[2] - box[0]) / 2, (box[3] - box[1]) / 2
+        ex = abs(hw * math.cos(th)) + abs(hh * math.sin(th))
+        ey = abs(hw * math.sin(th)) + abs(hh * math.cos(th))
+        s_fill = fill * min((W / 2 - abs(ox)) / ex, (H / 2 - abs(oy)) / ey)
+        s = max(min(Fph / Fpt, s_fill), s_min * 1.04)
+        ok = False
+        for _ in range(14):
+            Hm = homography(theta, tilt, tdir, fcam, s, c, W, H, ox, oy)
+            q = forward(Hm, D, edge)
+            if (q[:, 0].min() >= margin and q[:, 0].max() <= W - margin and q[:, 1].min() >= margin and
+                    q[:, 1].max() <= H - margin):
+                ok = True
+                break
+            s *= 0.94
+            if s < s_min:
+                break
+        if not ok:
+            continue
+        sig = min_local_scale(Hm, D, corners)
+        if sig * Fpt < fmin:
+            continue
+        ctr = np.array([W / 2, H / 2])
+        tc = forward(Hm, D, [c])[0]
+        dt = np.linalg.norm(tc - ctr)
+        if len(ocent):
+            oc = forward(Hm, D, ocent)
+            do = np.linalg.norm(oc - ctr, axis=1).min()
+            if do < dt + 0.05 * min(W, H):
+                continue
+        if plan['layout']['style'] == 'open_book' and attempt < 25:
+            sp = forward(Hm, D, [(pg.spine_x, c[1] - 50), (pg.spine_x, c[1] + 50)])
+            vis = ((sp[:, 0] > 0) & (sp[:, 0] < W) & (sp[:, 1] > 0) & (sp[:, 1] < H)).any()
+            if not vis:
+                continue
+        return {'H': Hm, 'theta': float(theta), 'tilt': float(tilt), 'tilt_dir_deg': math.degrees(tdir),
+                'fcam': float(fcam), 's': float(s), 'offset_frac': [float(fx), float(fy)], 'attempts': attempt + 1,
+                'fallback': False, 'min_font_px_sensor': float(sig * Fpt)}
+    s = max(s_min * 1.03, 1e-3)
+    Hm = homography(0, 0, 0, max(W, H), s, c, W, H, 0, 0)
+    return {'H': Hm, 'theta': 0.0, 'tilt': 0.0, 'tilt_dir_deg': 0.0, 'fcam': float(max(W, H)), 's': float(s),
+            'offset_frac': [0.0, 0.0], 'attempts': 70, 'fallback': True,
+            'min_font_px_sensor': float(min_local_scale(Hm, D, corners) * Fpt)}
+
+
+# ----------------------------------------------------------------------------------------------
+# the photograph: warp onto a background, light, optics, sensor, JPEG
+# ----------------------------------------------------------------------------------------------
+def make_background(rng, W, H, kind):
+    w4, h4 = max(8, W // 4), max(8, H // 4)
+    if kind == 'wood':
+        base = np.array([rng.uniform(95, 165), rng.uniform(65, 115), rng.uniform(35, 75)], np.float32)
+        streak = cv2.resize(rng.normal(0, 1, (h4, 6)).astype(np.float32), (w4, h4), interpolation=cv2.INTER_CUBIC)
+        streak += cv2.resize(rng.normal(0, 0.5, (h4 // 3 + 2, 40)).astype(np.float32), (w4, h4))
+        if rng.random() < 0.5:
+            streak = cv2.resize(streak.T.copy(), (w4, h4))
+        img = base[None, None, :] * (1 + 0.12 * streak[..., None])
+    elif kind == 'dark_cloth':
+        base = np.array(rng.uniform(25, 70, 3), np.float32)
+        img = base[None, None, :] * (1 + 0.08 * rng.normal(0, 1, (h4, w4, 1)).astype(np.float32))
+    elif kind == 'paper_stack':
+        lv = rng.uniform(120, 190)
+        img = np.empty((h4, w4, 3), np.float32)
+        img[:] = np.array([lv, lv * rng.uniform(0.95, 1.02), lv * rng.uniform(0.9, 1.0)], np.float32)
+        sheet = np.zeros((h4, w4), np.float32)
+        cx, cy = rng.uniform(0.2, 0.8) * w4, rng.uniform(0.2, 0.8) * h4
+        rect = ((float(cx), float(cy)), (float(rng.uniform(0.6, 1.2) * w4), float(rng.uniform(0.6, 1.2) * h4)),
+                float(rng.uniform(-25, 25)))
+        cv2.fillPoly(sheet, [cv2.boxPoints(rect).astype(np.int32)], 1.0)
+        sheet = cv2.GaussianBlur(sheet, (0, 0), 1.0)
+        pc = np.array([rng.uniform(215, 240)] * 3, np.float32) + rng.normal(0, 3, 3).astype(np.float32)
+        img = img * (1 - sheet[..., None]) + pc[None, None, :] * sheet[..., None]
+    else:
+        lv = rng.uniform(150, 200) if kind == 'grey_desk' else rng.uniform(200, 235)
+        base = np.array([lv, lv, lv], np.float32) + rng.normal(0, 6, 3).astype(np.float32)
+        img = np.empty((h4, w4, 3), np.float32)
+        img[:] = base
+    low = cv2.resize(rng.normal(0, 1, (4, 4)).astype(np.float32), (w4, h4), interpolation=cv2.INTER_CUBIC)
+    img = img * (1 + 0.06 * low[..., None])
+    img = cv2.resize(img, (W, H), interpolation=cv2.INTER_LINEAR)
+    return np.clip(img, 0, 255)
+
+
+def shadow_mask(rng, W, H, kind):
+    w4, h4 = max(8, W // 4), max(8, H // 4)
+    m = np.zeros((h4, w4), np.float32)
+    side = int(rng.integers(4))
+    if kind == 'phone':
+        depth = rng.uniform(0.18, 0.45)
+        width = rng.uniform(0.35, 0.7)
+        pos = rng.uniform(0.1, 0.9)
+        if side in (0, 1):    # top / bottom
+            x0 = (pos - width / 2) * w4
+            pts = [(x0, -10), (x0 + width * w4, -10), (x0 + width * w4 + rng.normal(0, 0.05) * w4, depth * h4),
+                   (x0 + rng.normal(0, 0.05) * w4, depth * h4)]
+            if side == 1:
+                pts = [(x, h4 - y) for x, y in pts]
+        else:
+            y0 = (pos - width / 2) * h4
+            pts = [(-10, y0), (-10, y0 + width * h4), (depth * w4, y0 + width * h4 + rng.normal(0, 0.05) * h4),
+                   (depth * w4, y0 + rng.normal(0, 0.05) * h4)]
+            if side == 3:
+                pts = [(w4 - x, y) for x, y in pts]
+        cv2.fillPoly(m, [np.array(pts, np.int32)], 1.0)
+    else:   # hand: palm + fingers reaching in from one side
+        cx = rng.uniform(0.2, 0.8)
+        if side == 0:
+            palm = (cx * w4, -0.05 * h4)
+            dirv = (0, 1)
+        elif side == 1:
+            palm = (cx * w4, 1.05 * h4)
+            dirv = (0, -1)
+        elif side == 2:
+            palm = (-0.05 * w4, cx * h4)
+            dirv = (1, 0)
+        else:
+            palm = (1.05 * w4, cx * h4)
+            dirv = (-1, 0)
+        r = rng.uniform(0.16, 0.26) * min(w4, h4)
+        cv2.ellipse(m, (int(palm[0]), int(palm[1])), (int(r * 1.3), int(r)), float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+        for f in range(4):
+            off = (f - 1.5) * r * 0.5
+            ln = r * rng.uniform(1.0, 1.7)
+            px = palm[0] + dirv[0] * ln + (off if dirv[0] == 0 else 0)
+            py = palm[1] + dirv[1] * ln + (off if dirv[1] == 0 else 0)
+            ang = 90 if dirv[0] == 0 else 0
+            cv2.ellipse(m, (int(px), int(py)), (int(ln * 0.6), int(r * 0.16)), ang + rng.normal(0, 8), 0, 360, 1.0, -1)
+    sig = rng.uniform(0.02, 0.06) * math.hypot(w4, h4)
+    m = cv2.GaussianBlur(m, (0, 0), sig)
+    return cv2.resize(m, (W, H), interpolation=cv2.INTER_LINEAR)
+
+
+def disk_kernel(r):
+    n = int(math.ceil(r)) * 2 + 1
+    y, x = np.mgrid[:n, :n] - n // 2
+    k = np.clip(r + 0.5 - np.sqrt(x * x + y * y), 0, 1).astype(np.float32)
+    return k / k.sum()
+
+
+def motion_kernel(L, ang):
+    n = int(math.ceil(L)) | 1
+    k = np.zeros((n, n), np.float32)
+    c = n // 2
+    dx, dy = math.cos(ang), math.sin(ang)
+    for t in np.linspace(-L / 2, L / 2, int(L * 3) + 1):
+        x, y = c + t * dx, c + t * dy
+        xi, yi = int(math.floor(x)), int(math.floor(y))
+        fx, fy = x - xi, y - yi
+        for (a, b, w) in ((xi, yi, (1 - fx) * (1 - fy)), (xi + 1, yi, fx * (1 - fy)), (xi, yi + 1, (1 - fx) * fy),
+                          (xi + 1, yi + 1, fx * fy)):
+            if 0 <= a < n and 0 <= b < n:
+                k[b, a] += w
+    return k / k.sum()
+
+
+def compute_maps(Hinv, D, W, H, region, k, step):
+    """inverse maps (canvas px) and page coordinates for each sensor pixel."""
+    gw, gh = (W + step - 1) // step, (H + step - 1) // step
+    xs = (np.arange(gw, dtype=np.float64) * step + (step - 1) / 2.0)[None, :]
+    ys = (np.arange(gh, dtype=np.float64) * step + (step - 1) / 2.0)[:, None]
+    den = Hinv[2, 0] * xs + Hinv[2, 1] * ys + Hinv[2, 2]
+    ux = (Hinv[0, 0] * xs + Hinv[0, 1] * ys + Hinv[0, 2]) / den
+    uy = (Hinv[1, 0] * xs + Hinv[1, 1] * ys + Hinv[1, 2]) / den
+    gx, gy = distort(ux, uy, D)
+    gx, gy = gx.astype(np.float32), gy.astype(np.float32)
+    if step > 1:
+        gx = cv2.resize(gx, (gw * step, gh * step), interpolation=cv2.INTER_LINEAR)[:H, :W]
+        gy = cv2.resize(gy, (gw * step, gh * step), interpolation=cv2.INTER_LINEAR)[:H, :W]
+    return gx, gy
+
+
+def photograph(rng, canvas, region, k, cam, D, pg, plan, tpts):
+    C = plan['capture']
+    W, H = C['sensor']
+    ds = C['downscale']
+    eff = set(C['effects'])
+    info = {}
+    Hinv = np.linalg.inv(cam['H'])
+    step = 2 if W * H > 6e6 else 1
+    gx, gy = compute_maps(Hinv, D, W, H, region, k, step)
+    mx = ((gx - np.float32(region[0])) * np.float32(k)).astype(np.float32)
+    my = ((gy - np.float32(region[1])) * np.float32(k)).astype(np.float32)
+    page = cv2.remap(canvas, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    del mx, my
+    px0 = min(p[0] for p in pg.pages)
+    py0 = min(p[1] for p in pg.pages)
+    px1 = max(p[2] for p in pg.pages)
+    py1 = max(p[3] for p in pg.pages)
+    d = np.minimum(np.minimum(gx - px0, px1 - gx), np.minimum(gy - py0, py1 - gy)) * np.float32(cam['s'])
+    mask = np.clip(d + 0.5, 0, 1).astype(np.float32)
+    del gx, gy, d
+    bgk = plan['capture']['background']
+    bg = make_background(rng, W, H, bgk)
+    # drop shadow of the sheet on the desk
+    w8, h8 = max(8, W // 8), max(8, H // 8)
+    sh = cv2.GaussianBlur(cv2.resize(mask, (w8, h8), interpolation=cv2.INTER_AREA), (0, 0), 0.006 * math.hypot(w8, h8))
+    M = np.float32([[1, 0, rng.uniform(-0.004, 0.004) * w8], [0, 1, rng.uniform(0.0, 0.006) * h8]])
+    sh = cv2.resize(cv2.warpAffine(sh, M, (w8, h8)), (W, H), interpolation=cv2.INTER_LINEAR)
+    bg *= (1 - 0.4 * sh)[..., None]
+    img = page.astype(np.float32) * mask[..., None] + bg * (1 - mask[..., None])
+    del page, bg
+    info['background'] = bgk
+    info['page_fraction_of_frame'] = float(mask.mean())
+    # illumination: gradient + vignette + colour cast
+    yy, xx = np.mgrid[0:32, 0:32].astype(np.float32) / 31.0 - 0.5
+    ang = rng.uniform(0, 2 * math.pi)
+    gstr = rng.uniform(0.04, 0.22)
+    vig = rng.uniform(0.05, 0.3)
+    L = 1 + gstr * (xx * math.cos(ang) + yy * math.sin(ang)) * 2 - vig * (xx ** 2 + yy ** 2) * 2
+    L *= 1 + 0.03 * cv2.resize(rng.normal(0, 1, (3, 3)).astype(np.float32), (32, 32), interpolation=cv2.INTER_CUBIC)
+    L = cv2.resize(L, (W, H), interpolation=cv2.INTER_CUBIC)
+    expo = rng.uniform(0.92, 1.08)
+    gains = np.array([1 + rng.normal(0, 0.03), 1.0, 1 + rng.normal(0, 0.04)], np.float32)
+    if 'low_light' in eff:
+        gains = np.array([1.06, 1.0, 0.86], np.float32) * (1 + rng.normal(0, 0.02, 3)).astype(np.float32)
+    img *= (L * np.float32(expo))[..., None] * gains[None, None, :]
+    info.update(illum_gradient=float(gstr), vignette=float(vig), exposure=float(expo), wb_gains=[float(g) for g in gains])
+    # shadow of the phone / hand
+    tp = np.asarray(tpts)
+    tx = np.clip(tp[:, 0].astype(int), 0, W - 1)
+    ty = np.clip(tp[:, 1].astype(int), 0, H - 1)
+    if 'shadow' in eff:
+        kind = 'phone' if rng.random() < 0.5 else 'hand'
+        for _ in range(12):
+            m = shadow_mask(rng, W, H, kind)
+            if m.mean() > 0.04:
+                break
+        dark = rng.uniform(0.35, 0.62)
+        mt = float(m[ty, tx].max())
+        if dark * mt > 0.45:
+            dark = 0.45 / max(mt, 1e-6)
+        tint = np.array([0.97, 1.0, 1.05], np.float32)
+        img *= (1 - dark * m[..., None] * (2 - tint[None, None, :]))
+        info['shadow'] = {'kind': kind, 'darkness': float(dark), 'max_on_target': float(dark * mt),
+                          'coverage': float(m.mean())}
+        del m
+    if 'glare' in eff:
+        tb = [tp[:, 0].min(), tp[:, 1].min(), tp[:, 0].max(), tp[:, 1].max()]
+        R = rng.uniform(0.06, 0.16) * math.hypot(W, H)
+        on_page = rng.random() < 0.85
+        for _ in range(80):
+            gxp, gyp = rng.uniform(0.1, 0.9) * W, rng.uniform(0.1, 0.9) * H
+            if on_page and mask[int(gyp), int(gxp)] < 0.5:
+                continue
+            if not (tb[0] - R * 0.3 < gxp < tb[2] + R * 0.3 and tb[1] - R * 0.3 < gyp < tb[3] + R * 0.3):
+                break
+        a = rng.uniform(0.65, 0.95)
+        yy, xx = np.ogrid[0:H, 0:W]
+        r2 = ((xx - gxp) ** 2 + ((yy - gyp) * rng.uniform(0.8, 1.25)) ** 2).astype(np.float32) / (R * R)
+        g = np.exp(-r2 * 2.2) + 0.6 * np.exp(-r2 * 12)
+        g = np.clip(g, 0, 1)
+        gt = float(g[ty, tx].max())
+        if a * gt > 0.45:
+            a = 0.45 / max(gt, 1e-6)
+        img += (265.0 - img) * (a * g)[..., None]
+        info['glare'] = {'center': [float(gxp / ds), float(gyp / ds)], 'radius': float(R / ds), 'strength': float(a),
+                         'max_on_target': float(a * gt)}
+        del g, r2
+    # optics
+    fpx = cam['min_font_px_sensor']
+    if 'defocus' in eff:
+        r = rng.uniform(1.4 * ds, max(1.6 * ds, 0.12 * fpx))
+        img = cv2.filter2D(img, -1, disk_kernel(r), borderType=cv2.BORDER_REFLECT)
+        info['defocus_radius_px'] = float(r / ds)
+    if 'motion_blur' in eff:
+        Lm = rng.uniform(4 * ds, max(5 * ds, (0.2 if 'low_light' in eff else 0.26) * fpx))
+        an = rng.uniform(0, math.pi)
+        img = cv2.filter2D(img, -1, motion_kernel(Lm, an), borderType=cv2.BORDER_REFLECT)
+        info['motion_blur'] = {'length_px': float(Lm / ds), 'angle_deg': math.degrees(an)}
+    sb = rng.uniform(0.45, 0.85) * ds
+    img = cv2.GaussianBlur(img, (0, 0), sb)
+    info['base_blur_sigma'] = float(sb / ds)
+    # sensor + ISP
+    if 'low_light' in eff:
+        e = rng.uniform(0.22, 0.4)
+        lin = img * e
+        shot = np.sqrt(np.maximum(lin, 0) * 0.9).astype(np.float32)
+        n = rng.standard_normal(img.shape[:2], dtype=np.float32)
+        img = lin + shot * n[..., None] * 0.9 + rng.standard_normal(img.shape, dtype=np.float32) * shot * 0.5 + \
+            rng.standard_normal(img.shape[:2], dtype=np.float32)[..., None] * 2.0
+        img = img / e * rng.uniform(0.7, 0.88)
+        img = cv2.GaussianBlur(img, (0, 0), 0.5 * ds)
+        info['low_light'] = {'exposure': float(e)}
+    else:
+        sg = rng.uniform(1.0, 2.8)
+        img += rng.standard_normal(img.shape[:2], dtype=np.float32)[..., None] * sg + \
+            rng.standard_normal(img.shape, dtype=np.float32) * (sg * 0.4)
+        info['noise_sigma'] = float(sg)
+    if ds > 1:
+        img = cv2.resize(img, (W // ds, H // ds), interpolation=cv2.INTER_AREA)
+    amt = rng.uniform(0.2, 0.7)
+    img = img + amt * (img - cv2.GaussianBlur(img, (0, 0), 1.3))
+    info['sharpen'] = float(amt)
+    return np.clip(img + 0.5, 0, 255).astype(np.uint8), info
+
+
+# ----------------------------------------------------------------------------------------------
+# random plan for one photo
+# ----------------------------------------------------------------------------------------------
+CAPTURE_EFFECTS = ['off_centre', 'oblique', 'rotation', 'sideways', 'motion_blur', 'defocus', 'low_light', 'glare',
+                   'shadow', 'low_res', 'large', 'low_jpeg']
+CAPTURE_W = [1.0, 1.0, 1.0, 0.25, 0.8, 0.8, 0.8, 0.8, 0.8, 0.75, 0.6, 0.6]
+EXCLUSIVE = [{'rotation', 'sideways'}, {'low_res', 'large'}, {'motion_blur', 'defocus'}]
+LAYOUT_VARIANTS = ['two_col_rule', 'two_col_norule', 'options_grid', 'dense', 'large_print', 'long_wrap']
+PAPER_OPTS = ['lined', 'squared', 'recycled', 'photocopy', 'crease', 'book_curl']
+PAPER_W = [1.0, 0.8, 1.0, 1.0, 0.9, 0.9]
+HAND_KINDS = ['answer_in_blank', 'working_below', 'circle', 'underline', 'tick_cross', 'score', 'crossed_out',
+              'highlighter']
+HAND_W = [1.3, 1.1, 0.9, 0.8, 0.9, 0.8, 0.6, 0.9]
+
+
+def weighted_pick(rng, items, weights, n, exclusive=()):
+    out = []
+    items = list(items)
+    w = np.array(weights, float)
+    while len(out) < n and w.sum() > 0:
+        i = int(rng.choice(len(items), p=w / w.sum()))
+        w[i] = 0
+        cand = items[i]
+        if any(cand in ex and (ex - {cand}) & set(out) for ex in exclusive):
+            continue
+        out.append(cand)
+    return out
+
+
+def make_plan(rng, target, primary, attempt):
+    cats = {primary} | {c for c in CATEGORIES if c != primary and rng.random() < P_SECONDARY}
+    cats = [c for c in CATEGORIES if c in cats]
+    lang = 'en' if is_en_text(target['question']) else 'zh'
+    # ---------------- capture
+    eff = []
+    if 'capture' in cats:
+        n = int(rng.choice([1, 2, 3], p=[0.35, 0.45, 0.2]))
+        eff = weighted_pick(rng, CAPTURE_EFFECTS, CAPTURE_W, n, EXCLUSIVE)
+    portrait = rng.random() < 0.6
+    if 'low_res' in eff:
+        out = (960, 720)
+    elif 'large' in eff:
+        out = (2016, 1512)
+    else:
+        out = [(1600, 1200), (1280, 960), (1440, 1080), (1920, 1440)][int(rng.integers(4))]
+    if portrait:
+        out = (out[1], out[0])
+    ds = 2 if 'large' in eff else 1
+    wtext = out[1] if 'sideways' in eff else out[0]
+    em_max = 0.8 * wtext / F_MIN
+    capture = {'effects': eff, 'out_size': list(out), 'sensor': [out[0] * ds, out[1] * ds], 'downscale': ds,
+               'portrait': portrait, 'jpeg_quality': int(rng.integers(50, 63) if 'low_jpeg' in eff else
+                                                          rng.integers(68, 91)),
+               'background': ['wood', 'grey_desk', 'white_desk', 'dark_cloth', 'paper_stack'][int(rng.integers(5))],
+               'em_max': em_max}
+    # ---------------- paper
+    popts = []
+    if 'paper' in cats:
+        popts = weighted_pick(rng, PAPER_OPTS, PAPER_W, int(rng.choice([1, 2], p=[0.55, 0.45])),
+                              [{'lined', 'squared'}, {'book_curl', 'lined'}, {'book_curl', 'squared'}])
+    if 'textbook' in cats and ('lined' in popts or 'squared' in popts):
+        popts = [o for o in popts if o not in ('lined', 'squared')] or ['recycled']
+    variant = str(rng.choice(LAYOUT_VARIANTS)) if 'layout' in cats else 'standard'
+    # ---------------- page style
+    if 'book_curl' in popts:
+        style = 'open_book'
+    elif 'textbook' in cats:
+        style = 'textbook' if rng.random() < 0.72 else 'open_book'
+    elif ('lined' in popts or 'squared' in popts) and rng.random() < 0.6:
+        style = 'exercise_book'
+    else:
+        style = 'exam' if rng.random() < 0.45 else 'worksheet'
+    if variant == 'dense' and style == 'worksheet':
+        style = 'exam'
+    if style == 'open_book':
+        page_size = (float(rng.uniform(440, 500)), float(rng.uniform(640, 700)))
+    elif style == 'textbook':
+        page_size = (516.0, 729.0) if rng.random() < 0.6 else (500.0, 700.0)
+    elif style == 'exercise_book':
+        page_size = (500.0, 705.0)
+    else:
+        page_size = (595.0, 842.0)
+    if variant == 'dense':
+        pt = rng.uniform(8.5, 9.8)
+        ls = rng.uniform(1.4, 1.6) if lang == 'zh' else rng.uniform(1.25, 1.4)
+    elif variant == 'large_print':
+        pt = rng.uniform(15.5, 20)
+        ls = rng.uniform(1.7, 2.1)
+    elif style in ('textbook', 'open_book'):
+        pt = rng.uniform(10, 11.5)
+        ls = rng.uniform(1.55, 1.85) if lang == 'zh' else rng.uniform(1.35, 1.55)
+    else:
+        pt = rng.uniform(10.5, 12.5)
+        ls = rng.uniform(1.55, 1.9) if lang == 'zh' else rng.uniform(1.35, 1.6)
+    m = {'l': rng.uniform(40, 70), 'r': rng.uniform(40, 70), 't': rng.uniform(42, 70), 'b': rng.uniform(42, 65)}
+    if variant == 'dense':
+        m = {k: v * 0.7 for k, v in m.items()}
+    if style == 'exam' and rng.random() < 0.5:
+        m['l'] = rng.uniform(62, 90)
+    ncol = 1
+    col_rule = False
+    if variant in ('two_col_rule', 'two_col_norule'):
+        ncol, col_rule = 2, variant == 'two_col_rule'
+    elif variant == 'dense' and rng.random() < 0.65:
+        ncol, col_rule = 2, rng.random() < 0.6
+    col_gap = rng.uniform(16, 30)
+    body_w = page_size[0] - m['l'] - m['r']
+    colw = (body_w - col_gap * (ncol - 1)) / ncol
+    max_colw = colw
+    pt_bumped = False
+    if variant == 'long_wrap':
+        max_colw = min(colw, pt * rng.uniform(15, 22))
+    if max_colw / pt > em_max:
+        if variant != 'dense':
+            pt2 = min(pt * 1.35, max_colw / em_max)
+            pt_bumped = pt2 > pt
+            pt = pt2
+        if max_colw / pt > em_max:
+            max_colw = em_max * pt
+    colw_eff = min(colw, max_colw)
+    family = str(rng.choice(['serif', 'serif_dv', 'sans', 'sans_dv'], p=[0.4, 0.15, 0.3, 0.15]))
+    if style in ('textbook', 'open_book') and rng.random() < 0.6:
+        family = 'serif'
+    g = int(rng.integers(10, 46))
+    ink = (g, g, g + int(rng.integers(0, 8)))
+    accent = ink
+    if style in ('textbook', 'open_book') and rng.random() < 0.75:
+        accent = [(20, 70, 150), (160, 30, 40), (20, 110, 70), (90, 40, 120)][int(rng.integers(4))]
+    nstyles = NUM_STYLES_ZH if lang == 'zh' else NUM_STYLES_EN
+    if rng.random() < 0.12:
+        nstyles = NUM_STYLES_EN if lang == 'zh' else NUM_STYLES_ZH
+    num_style = str(rng.choice(nstyles))
+    num_start = 1 if rng.random() < 0.3 else int(rng.integers(2, 16))
+    if attempt >= 1:
+        tpos = 0
+    else:
+        tpos = int(rng.integers(0, 5 if ncol == 1 else 9))
+        if style in ('textbook', 'open_book') or variant == 'large_print':
+            tpos = min(tpos, 2)
+    textbook = {}
+    if 'textbook' in cats:
+        textbook = {'section_title': rng.random() < 0.6, 'prose': rng.random() < 0.75, 'example': rng.random() < 0.5,
+                    'ex_heading': rng.random() < 0.85}
+        if not (textbook['prose'] or textbook['example']):
+            textbook['prose' if rng.random() < 0.6 else 'example'] = True
+    elif style == 'open_book':
+        textbook = {'ex_heading': rng.random() < 0.5}
+    # ---------------- per-problem specs
+    nspec = 44
+    specs = [dict() for _ in range(nspec)]
+    score_on = rng.random() < (0.75 if style == 'exam' else 0.35)
+    sst = (SCORE_STYLES_ZH if lang == 'zh' else SCORE_STYLES_EN)[int(rng.integers(4))]
+    spos = 'before' if (lang == 'zh' and rng.random() < 0.35) else 'after'
+    gap_rng = {'worksheet': (0.4, 2.6), 'exam': (0.3, 1.3), 'exercise_book': (0.6, 2.2), 'textbook': (0.3, 0.9),
+               'open_book': (0.3, 0.9)}[style]
+    if variant == 'dense':
+        gap_rng = (0.15, 0.6)
+    ans_main = ans_second = None
+    if 'answer_space' in cats:
+        ans_main = str(rng.choice(['answer_line', 'box', 'bracket', 'dotted']))
+        if rng.random() < 0.35:
+            ans_second = str(rng.choice([a for a in ['answer_line', 'box', 'bracket', 'dotted'] if a != ans_main]))
+    opt_t = variant == 'options_grid'
+    opt_n = 0.6 if variant == 'options_grid' else (0.25 if style == 'exam' else 0.0)
+    for i, sp in enumerate(specs):
+        sp['gap'] = float(rng.uniform(*gap_rng))
+        if score_on:
+            sp['score'] = sst.format(n=int(rng.choice([2, 3, 4, 5, 6, 8, 10])))
+            sp['score_pos'] = spos
+        if ans_main:
+            r = rng.random()
+            a = ans_main if r < 0.7 else (ans_second if (ans_second and r < 0.85) else None)
+            if i == tpos and a is None and rng.random() < 0.75:
+                a = ans_main
+            sp['answer'] = a
+            if a == 'box':
+                sp['reserve_right'] = pt * float(rng.uniform(6.0, 8.0))
+        is_t = i == tpos
+        if (is_t and opt_t) or (not is_t and rng.random() < opt_n):
+            sp['options'] = True
+    if style == 'exam' and num_style != 'cn_numeral':
+        secs = EXAM_SECTIONS_ZH if lang == 'zh' else EXAM_SECTIONS_EN
+        pair = secs[int(rng.integers(len(secs)))]
+        specs[0]['section'] = pair[0]
+        j = int(rng.integers(3, 9))
+        if j != tpos:
+            specs[j]['section'] = pair[1]
+    figs = []
+    if 'figures' in cats:
+        nf = int(rng.integers(1, 4))
+        idxs = []
+        if rng.random() < 0.5 or attempt >= 2:
+            idxs.append(tpos)
+        for d in rng.permutation([-2, -1, 1, 2, 3]):
+            if len(idxs) >= nf:
+                break
+            if 0 <= tpos + d < nspec:
+                idxs.append(int(tpos + d))
+        if attempt >= 3:
+            idxs = [i for i in idxs if i != tpos]
+        for i in idxs:
+            kinds = FIG_SUBJECT.get(target['subject'], FIG_KINDS) if rng.random() < 0.6 else FIG_KINDS
+            kind = str(rng.choice(kinds))
+            aspect = {'triangle': 0.75, 'circle': 1.0, 'bars': 0.8, 'circuit': 0.7, 'rect_dims': 0.6,
+                      'number_line': 0.25, 'axes': 0.9, 'table': 0.3}[kind]
+            place = 'right' if (kind not in ('table', 'number_line') and colw_eff / pt >= 22 and rng.random() < 0.55) \
+                else 'below'
+            f = {'kind': kind, 'place': place, 'aspect': aspect * rng.uniform(0.9, 1.1),
+                 'width': rng.uniform(0.5, 0.8) if kind in ('table', 'number_line') else rng.uniform(0.3, 0.5),
+                 'caption': (None if rng.random() < 0.5 else ('（第{n}题图）' if lang == 'zh' else 'Figure for Q{n}'))}
+            specs[i]['figure'] = f
+            if place == 'right':
+                specs[i]['reserve_right'] = colw_eff * float(rng.uniform(0.3, 0.38))
+                if specs[i].get('answer') == 'box':
+                    specs[i]['answer'] = 'bracket'
+            figs.append({'spec_index': i, 'on_target': i == tpos, **{k: v for k, v in f.items()}})
+    hand = {'kinds': [], 'style': str(rng.choice(HAND_STYLES, p=[0.25, 0.25, 0.15, 0.1, 0.25])),
+            'slant': float(rng.uniform(0.05, 0.32) if rng.random() < 0.85 else rng.uniform(-0.12, 0.0)),
+            'pen': str(rng.choice(['blue', 'black', 'pencil', 'darkblue'], p=[0.45, 0.25, 0.15, 0.15]))}
+    if 'handwriting' in cats:
+        ks = weighted_pick(rng, HAND_KINDS, HAND_W, int(rng.choice([1, 2, 3], p=[0.3, 0.45, 0.25])),
+                           [{'answer_in_blank', 'crossed_out'}])
+        for kname in ks:
+            want_t = bool(rng.random() < 0.6)
+            hand['kinds'].append((kname, want_t))
+            if kname == 'working_below':
+                idx = tpos if want_t else (tpos + 1 if rng.random() < 0.6 or tpos == 0 else tpos - 1)
+                specs[idx]['work_lines'] = int(rng.integers(2, 5))
+    # ---------------- paper parameters
+    w0 = rng.uniform(243, 252)
+    paper = {'kind': 'white', 'options': popts, 'color': [min(255, w0 + rng.uniform(0, 4)), w0, w0 - rng.uniform(0, 7)],
+             'grain': float(rng.uniform(1.2, 3.0)), 'mottle': float(rng.uniform(0.006, 0.02)), 'rule': None,
+             'photocopy': False, 'fade': 0.0, 'crease': None,
+             'curl_width': float(rng.uniform(45, 90)), 'curl_shade': float(rng.uniform(0.3, 0.6))}
+    if 'recycled' in popts:
+        if rng.random() < 0.7:
+            gl = rng.uniform(196, 220)
+            paper['color'] = [gl + rng.uniform(-2, 6), gl + rng.uniform(-2, 3), gl - rng.uniform(0, 10)]
+            paper['kind'] = 'recycled'
+        else:
+            paper['color'] = [rng.uniform(232, 242), rng.uniform(222, 232), rng.uniform(188, 205)]
+            paper['kind'] = 'recycled'
+        paper['fibres'] = float(rng.uniform(0.5, 1.5))
+        paper['mottle'] = float(rng.uniform(0.02, 0.04))
+        paper['grain'] = float(rng.uniform(2.5, 4.5))
+    if 'photocopy' in popts:
+        paper['photocopy'] = True
+        paper['speckle'] = float(rng.uniform(0.3, 1.5))
+        paper['streaks'] = [float(v) for v in rng.uniform(0.05, 0.95, int(rng.integers(0, 3)))]
+        paper['fade'] = float(rng.uniform(0.2, 0.45))
+        if paper['kind'] == 'white':
+            gl = rng.uniform(232, 244)
+            paper['color'] = [gl, gl, gl - rng.uniform(0, 4)]
+    if 'lined' in popts or 'squared' in popts:
+        paper['rule'] = 'lined' if 'lined' in popts else 'squared'
+        paper['pitch'] = float(pt * ls) if paper['rule'] == 'lined' else 14.17
+        paper['rule_top'] = float(rng.uniform(55, 90))
+        paper['margin_x'] = float(rng.uniform(40, 62))
+        paper['rule_col'] = [(165, 190, 222), (185, 185, 190), (170, 205, 185)][int(rng.integers(3))]
+        if paper['rule'] == 'lined' and m['l'] < paper['margin_x'] + 6:
+            m['l'] = paper['margin_x'] + 8
+    if 'crease' in popts:
+        paper['crease'] = {'orient': 'h' if rng.random() < 0.7 else 'v',
+                           'rel': float(rng.uniform(1.0, 4.0) * (1 if rng.random() < 0.5 else -1)),
+                           'dark': float(rng.uniform(0.06, 0.15)), 'shift': float(rng.uniform(0.3, 1.0))}
+    layout = {'variant': variant, 'style': style, 'page_size': page_size, 'body_pt': float(pt), 'line_spacing': float(ls),
+              'margins': m, 'columns': ncol, 'col_rule': bool(col_rule), 'col_gap': float(col_gap),
+              'max_colw': float(max_colw), 'pt_bumped_for_resolution': pt_bumped, 'family': family,
+              'latin_mode': ('lat' if lang == 'en' or rng.random() < 0.5 else 'cjk'), 'ink': list(ink),
+              'accent': list(accent), 'num_style': num_style, 'num_bold': bool(rng.random() < 0.5),
+              'hanging': bool(rng.random() < 0.7), 'num_start': num_start, 'target_pos': tpos,
+              'target_page': int(rng.integers(2)), 'textbook': textbook, 'problem_specs': specs,
+              'score_style': sst if score_on else None, 'score_pos': spos if score_on else None,
+              'answer_styles': [a for a in (ans_main, ans_second) if a], 'figures': figs}
+    return {'categories': cats, 'primary': primary, 'lang': lang, 'capture': capture, 'layout': layout,
+            'paper': paper, 'hand': hand}
+
+
+def neighbour_order(rng, bank, t_idx):
+    t = bank[t_idx]
+    lang_t = is_en_text(t['question'])
+    others = [i for i in range(len(bank)) if i != t_idx and bank[i]['question'] != t['question']]
+    same_l = [i for i in others if is_en_text(bank[i]['question']) == lang_t]
+    diff_l = [i for i in others if i not in set(same_l)]
+    if rng.random() < 0.6:
+        subj = [i for i in same_l if bank[i]['subject'] == t['subject']]
+        rest = [i for i in same_l if bank[i]['subject'] != t['subject']]
+        order = list(rng.permutation(subj)) + list(rng.permutation(rest))
+    else:
+        order = list(rng.permutation(same_l))
+    order += list(rng.permutation(diff_l))
+    return [int(i) for i in order], ('single_subject_first' if len(order) else '')
+
+
+# ----------------------------------------------------------------------------------------------
+# one photo
+# ----------------------------------------------------------------------------------------------
+_BANK = None
+_ID_INDEX = None
+
+
+def _init(bank):
+    global _BANK, _ID_INDEX
+    _BANK = bank
+    _ID_INDEX = {b['id']: i for i, b in enumerate(bank)}
+
+
+def _jsonable(o):
+    if isinstance(o, dict):
+        return {str(k): _jsonable(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_jsonable(v) for v in o]
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (np.floating,)):
+        return round(float(o), 4)
+    if isinstance(o, float):
+        return round(o, 4)
+    if isinstance(o, np.ndarray):
+        return _jsonable(o.tolist())
+    return o
+
+
+def make_one(args):
+    index, seed, t_idx, primary, out_dir = args
+    t0 = time.time()
+    bank = _BANK
+    rng = np.random.default_rng([seed, index])
+    target = bank[t_idx]
+    qid = f'g{index + 1:03d}'
+    pg = None
+    for attempt in range(5):
+        plan = make_plan(rng, target, primary, attempt)
+        plan['id_index'] = _ID_INDEX
+        order, _ = neighbour_order(rng, bank, t_idx)
+        lay = Layouter(rng, plan, bank, target, order)
+        pg = lay.build()
+        if pg is not None:
+            break
+    if pg is None:
+        raise RuntimeError(f'{qid}: could not lay out the target problem')
+    trec = [r for r in pg.problems if r['target']][0]
+    marks_log = MarkPlanner(rng, pg, plan, bank, None).run() if 'handwriting' in plan['categories'] else []
+    # page distortion (not flat paper, spine curl, crease)
+    PW, PH = plan['layout']['page_size']
+    D = {'waves': [], 'spine_x': None}
+    for _ in range(int(rng.integers(1, 3))):
+        lam = rng.uniform(180, 480)
+        a = rng.uniform(0, math.pi)
+        D['waves'].append((float(rng.uniform(0.1, 1.0)), float(rng.uniform(0.1, 1.0)), float(2 * math.pi / lam *
+                           math.cos(a)), float(2 * math.pi / lam * math.sin(a)), float(rng.uniform(0, 6.28))))
+    if pg.spine_x is not None:
+        D.update(spine_x=pg.spine_x, curl_width=plan['paper']['curl_width'], curl_dx=float(rng.uniform(4, 12)),
+                 curl_dy=float(rng.uniform(-10, 10)), page_cy=PH / 2, page_hh=PH / 2)
+    cr = plan['paper'].get('crease')
+    if cr:
+        b = trec['box']
+        lh = trec['pt'] * plan['layout']['line_spacing']
+        if cr['orient'] == 'h':
+            pos = (b[3] + cr['rel'] * lh) if cr['rel'] > 0 else (b[1] + cr['rel'] * lh)
+        else:
+            pos = (b[2] + cr['rel'] * lh * 2) if cr['rel'] > 0 else (b[0] + cr['rel'] * lh * 2)
+        plan['paper']['crease_abs'] = {'orient': cr['orient'], 'pos': float(pos), 'dark': cr['dark']}
+        D['crease'] = {'orient': cr['orient'], 'pos': float(pos), 'shift': cr['shift']}
+    cam = solve_camera(rng, pg, plan, D)
+    C = plan['capture']
+    W, H = C['sensor']
+    ds = C['downscale']
+    # visible region of the page canvas
+    Hinv = np.linalg.inv(cam['H'])
+    t = np.linspace(0, 1, 9)
+    border = np.r_[np.c_[t * W, np.zeros(9)], np.c_[t * W, np.full(9, H)], np.c_[np.zeros(9), t * H],
+                   np.c_[np.full(9, W), t * H]]
+    u = apply_h(Hinv, border)
+    gxb, gyb = distort(u[:, 0], u[:, 1], D)
+    cx0 = min(p[0] for p in pg.pages)
+    cy0 = min(p[1] for p in pg.pages)
+    cx1 = max(p[2] for p in pg.pages)
+    cy1 = max(p[3] for p in pg.pages)
+    pad = 20.0
+    region = [max(cx0, gxb.min() - pad), max(cy0, gyb.min() - pad), min(cx1, gxb.max() + pad), min(cy1, gyb.max() + pad)]
+    area = max(1.0, (region[2] - region[0]) * (region[3] - region[1]))
+    k = cam['s'] * rng.uniform(1.0, 1.12)
+    budget = min(2.4 * W * H, 6.5e6)
+    k = min(k, math.sqrt(budget / area))
+    canvas = render_canvas(pg, plan, region, k, int(rng.integers(1 << 30)))
+    # target sample points for glare / shadow limits
+    b = trec['box']
+    gxs, gys = np.meshgrid(np.linspace(b[0], b[2], 12), np.linspace(b[1], b[3], 5))
+    tpts = forward(cam['H'], D, np.c_[gxs.ravel(), gys.ravel()])
+    photo, pinfo = photograph(rng, canvas, region, k, cam, D, pg, plan, tpts)
+    del canvas
+    q = C['jpeg_quality']
+    ok, enc = cv2.imencode('.jpg', cv2.cvtColor(photo, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, q])
+    with open(os.path.join(out_dir, qid + '.jpg'), 'wb') as f:
+        f.write(enc.tobytes())
+    # ---------------- meta
+    Wo, Ho = W // ds, H // ds
+    corners = [(b[0], b[1]), (b[2], b[1]), (b[2], b[3]), (b[0], b[3])]
+    poly = forward(cam['H'], D, corners) / ds
+    ctr = forward(cam['H'], D, [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)])[0] / ds
+    dist_t = float(np.hypot(ctr[0] - Wo / 2, ctr[1] - Ho / 2))
+    neigh = []
+    for r in pg.problems:
+        if r['target']:
+            continue
+        rb = r['box']
+        gx_, gy_ = np.meshgrid(np.linspace(rb[0], rb[2], 7), np.linspace(rb[1], rb[3], 4))
+        qq = forward(cam['H'], D, np.c_[gx_.ravel(), gy_.ravel()]) / ds
+        inside = (qq[:, 0] >= 0) & (qq[:, 0] < Wo) & (qq[:, 1] >= 0) & (qq[:, 1] < Ho)
+        if inside.any():
+            rc = forward(cam['H'], D, [((rb[0] + rb[2]) / 2, (rb[1] + rb[3]) / 2)])[0] / ds
+            neigh.append({'id': r['id'], 'label': r['label'], 'visible': 'whole' if inside.all() else 'cut',
+                          'centre_dist_px': round(float(np.hypot(rc[0] - Wo / 2, rc[1] - Ho / 2)), 1)})
+    spine_vis = None
+    if pg.spine_x is not None:
+        sp = forward(cam['H'], D, [(pg.spine_x, y) for y in np.linspace(0, PH, 15)]) / ds
+        spine_vis = bool(((sp[:, 0] >= 0) & (sp[:, 0] < Wo) & (sp[:, 1] >= 0) & (sp[:, 1] < Ho)).any())
+    lay_meta = {k2: v for k2, v in plan['layout'].items() if k2 != 'problem_specs'}
+    tspec = plan['layout']['problem_specs'][plan['layout']['target_pos']]
+    fonts_used = sorted({p[2] for op in pg.ops if op['t'] == 'text' for p in op['pieces']})
+    meta = {
+        'qid': qid, 'index': index, 'expected_id': target['id'], 'subject': target['subject'], 'lang': plan['lang'],
+        'primary_case': plan['primary'], 'cases': plan['categories'],
+        'layout': lay_meta, 'page_extra': pg.extra, 'fonts': fonts_used,
+        'target': {'label': trec['label'], 'box_pt': trec['box'], 'pt': trec['pt'],
+                   'n_lines': len(trec['lines']), 'options': trec['options'],
+                   'answer_space': (trec['slot'] or {}).get('kind'), 'score_note': tspec.get('score'),
+                   'figure': tspec.get('figure'), 'work_lines': tspec.get('work_lines'),
+                   'polygon_px': poly.round(1).tolist(), 'centre_px': ctr.round(1).tolist(),
+                   'bbox_px': [float(poly[:, 0].min()), float(poly[:, 1].min()), float(poly[:, 0].max()),
+                               float(poly[:, 1].max())],
+                   'offset_frac': [float((ctr[0] - Wo / 2) / Wo), float((ctr[1] - Ho / 2) / Ho)],
+                   'centre_dist_px': round(dist_t, 1),
+                   'min_font_px': round(cam['min_font_px_sensor'] / ds, 1),
+                   'fully_inside': bool((poly[:, 0] >= 0).all() and (poly[:, 0] <= Wo).all() and
+                                        (poly[:, 1] >= 0).all() and (poly[:, 1] <= Ho).all()),
+                   'most_central': all(n['centre_dist_px'] > dist_t for n in neigh)},
+        'neighbours_visible': neigh, 'n_problems_on_page': len(pg.problems),
+        'problems_on_page': [{'id': r['id'], 'label': r['label'], 'target': r['target'], 'page': r['page'],
+                              'box_pt': r['box'], 'answer_space': (r['slot'] or {}).get('kind'),
+                              'options': r['options']} for r in pg.problems],
+        'handwriting': marks_log, 'hand_style': plan['hand'] if marks_log else None,
+        'paper': plan['paper'], 'spine_visible': spine_vis, 'distortion': D,
+        'camera': {k2: v for k2, v in cam.items() if k2 != 'H'} | {'homography_pt_to_sensor': cam['H'],
+                                                                  'sensor': [W, H], 'out_size': [Wo, Ho],
+                                                                  'effects': C['effects'], 'jpeg_quality': q,
+                                                                  'render_px_per_pt': k, 'region_pt': region},
+        'photo': pinfo, 'seconds': round(time.time() - t0, 2),
+    }
+    return _jsonable(meta), (qid, target['question'], target['id'])
+
+
+# ----------------------------------------------------------------------------------------------
+# summary
+# ----------------------------------------------------------------------------------------------
+def summary(out_dir):
+    metas = [json.loads(l) for l in open(os.path.join(out_dir, 'meta.jsonl'), encoding='utf-8') if l.strip()]
+    n = len(metas)
+    print(f'{n} photos in {out_dir}')
+
+    def show(title, counter, denom=n):
+        print(f'\n{title}')
+        for k, v in sorted(counter.items(), key=lambda kv: (-kv[1], str(kv[0]))):
+            print(f'  {str(k):<28} {v:4d}  {100.0 * v / denom:5.1f}%')
+
+    show('primary case (one per photo)', collections.Counter(m['primary_case'] for m in metas))
+    show('case present (several per photo)', collections.Counter(c for m in metas for c in m['cases']))
+    print(f"\n  mean cases per photo: {np.mean([len(m['cases']) for m in metas]):.2f}")
+    show('page style', collections.Counter(m['layout']['style'] for m in metas))
+    show('layout variant', collections.Counter(m['layout']['variant'] for m in metas))
+    show('columns', collections.Counter(f"{m['layout']['columns']} col" + (' +rule' if m['layout']['col_rule'] else '')
+                                        for m in metas))
+    show('paper options', collections.Counter(o for m in metas for o in (m['paper']['options'] or ['plain'])))
+    show('answer space at target', collections.Counter(str(m['target']['answer_space']) for m in metas))
+    show('figures (on page / next to target)', collections.Counter(
+        f['kind'] + (' @target' if f['on_target'] else '') for m in metas for f in m['layout']['figures']))
+    show('handwriting marks', collections.Counter(h['kind'] + (' @target' if h['on_target'] else '')
+                                                  for m in metas for h in m['handwriting']))
+    show('capture effects', collections.Counter(e for m in metas for e in (m['camera']['effects'] or ['mild only'])))
+    show('number style', collections.Counter(m['layout']['num_style'] for m in metas))
+    show('output size', collections.Counter('x'.join(map(str, m['camera']['out_size'])) for m in metas))
+    show('language', collections.Counter(m['lang'] for m in metas))
+    show('subject', collections.Counter(m['subject'] for m in metas))
+    rot = np.array([abs(m['camera']['theta']) for m in metas])
+    tilt = np.array([m['camera']['tilt'] for m in metas])
+    off = np.array([max(abs(v) for v in m['target']['offset_frac']) for m in metas])
+    fpx = np.array([m['target']['min_font_px'] for m in metas])
+    q = np.array([m['camera']['jpeg_quality'] for m in metas])
+    print('\nnumbers')
+    print(f'  |rotation| deg   min {rot.min():.1f}  median {np.median(rot):.1f}  max {rot.max():.1f}'
+          f'  (sideways {int((rot > 60).sum())})')
+    print(f'  tilt deg         min {tilt.min():.1f}  median {np.median(tilt):.1f}  max {tilt.max():.1f}')
+    print(f'  target offset    median {np.median(off):.3f}  max {off.max():.3f}  (>=0.1: {int((off >= 0.1).sum())})')
+    print(f'  target font px   min {fpx.min():.1f}  median {np.median(fpx):.1f}  max {fpx.max():.1f}')
+    print(f'  jpeg quality     min {q.min()}  max {q.max()}')
+    print(f"  target with options: {sum(1 for m in metas if m['target']['options'])}, "
+          f"multi-line targets: {sum(1 for m in metas if m['target']['n_lines'] > 1)}, "
+          f"score note on target: {sum(1 for m in metas if m['target']['score_note'])}")
+    print(f"  target fully inside: {sum(m['target']['fully_inside'] for m in metas)}/{n}, "
+          f"most central: {sum(m['target']['most_central'] for m in metas)}/{n}, "
+          f"camera fallback: {sum(m['camera']['fallback'] for m in metas)}")
+    print(f"  open book with spine visible: {sum(1 for m in metas if m['spine_visible'])}"
+          f"/{sum(1 for m in metas if m['spine_visible'] is not None)}")
+    print(f"  neighbours visible per photo: median {np.median([len(m['neighbours_visible']) for m in metas]):.0f}, "
+          f"photos with a cut neighbour: {sum(any(x['visible'] == 'cut' for x in m['neighbours_visible']) for m in metas)}")
+    print(f"  seconds per photo (one worker): mean {np.mean([m['seconds'] for m in metas]):.2f}")
+
+
+# ----------------------------------------------------------------------------------------------
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('out_dir', nargs='?')
+    ap.add_argument('--bank', default='appliance/data/demo_bank.jsonl')
+    ap.add_argument('--count', type=int, default=120)
+    ap.add_argument('--seed', type=int, default=79)
+    ap.add_argument('--workers', type=int, default=2)
+    ap.add_argument('--only', type=str, default=None, help='comma separated 1-based photo numbers (debug)')
+    ap.add_argument('--summary', metavar='OUT_DIR', default=None, help='print case shares from OUT_DIR/meta.jsonl')
+    a = ap.parse_args(argv)
+    if a.summary:
+        summary(a.summary)
+        return
+    if not a.out_dir:
+        ap.error('OUT_DIR is required')
+    bank = [json.loads(l) for l in open(a.bank, encoding='utf-8') if l.strip()]
+    os.makedirs(a.out_dir, exist_ok=True)
+    if a.count > len(bank):
+        print(f'warning: count {a.count} > bank size {len(bank)}; targets repeat', file=sys.stderr)
+    perm = np.random.default_rng([a.seed]).permutation(len(bank))
+    targets = [int(perm[i % len(bank)]) for i in range(a.count)]
+    # primary case: balanced round robin in a seeded order
+    crng = np.random.default_rng([a.seed, 1_000_003])
+    prim = [CATEGORIES[i % len(CATEGORIES)] for i in range(a.count)]
+    prim = [prim[i] for i in crng.permutation(a.count)]
+    jobs = [(i, a.seed, targets[i], prim[i], a.out_dir) for i in range(a.count)]
+    if a.only:
+        keep = {int(x) - 1 for x in a.only.split(',')}
+        jobs = [j for j in jobs if j[0] in keep]
+    t0 = time.time()
+    if a.workers > 1:
+        with Pool(a.workers, initializer=_init, initargs=(bank,)) as pool:
+            results = list(pool.imap(make_one, jobs, chunksize=1))
+    else:
+        _init(bank)
+        results = [make_one(j) for j in jobs]
+    if not a.only:
+        with open(os.path.join(a.out_dir, 'meta.jsonl'), 'w', encoding='utf-8') as f:
+            for m, _ in results:
+                f.write(json.dumps(m, ensure_ascii=False) + '\n')
+        with open(os.path.join(a.out_dir, 'truth.csv'), 'w', encoding='utf-8', newline='') as f:
+            w = csv.writer(f)
+            w.writerow(['qid', 'text'])
+            for _, (qid, text, _) in results:
+                w.writerow([qid, text])
+        with open(os.path.join(a.out_dir, 'queries.csv'), 'w', encoding='utf-8', newline='') as f:
+            w = csv.writer(f)
+            w.writerow(['qid', 'query', 'expected_id', 'kind'])
+            for _, (qid, text, eid) in results:
+                w.writerow([qid, text, eid, 'exact'])
+    print(f'{len(results)} photos written to {a.out_dir} in {time.time() - t0:.1f} s')
+
+
+if __name__ == '__main__':
+    main()
