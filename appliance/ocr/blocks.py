@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from dataclasses import dataclass
 
@@ -394,7 +395,8 @@ def split_region(rows: list[Row], sub_questions_start: bool) -> list[Block]:
     blocks: list[list[Row]] = []
     kinds: list[tuple[bool, bool]] = []  # (header, numbered)
     for row in rows:
-        numbered = starts_problem(row.text, sub_questions_start)
+        numbered = starts_problem(row.text, sub_questions_start) \
+            and not (blocks and continues_bracket(blocks[-1][-1].text, row.text))
         header = starts_answer(row.text) or is_header(row.text) \
             or bool(blocks and is_label_after(blocks[-1][-1].text, row.text))
         if blocks and not kinds[-1][0] and is_score_only(row.text):
@@ -408,6 +410,13 @@ def split_region(rows: list[Row], sub_questions_start: bool) -> list[Block]:
         else:
             blocks[-1].append(row)
     return [Block(tuple(b), h, n, touches_edge(b)) for b, (h, n) in zip(blocks, kinds)]
+
+
+def continues_bracket(above: str, line: str) -> bool:
+    """The line's "2)" closes a bracket the line above left open (「…the points (1,」 「2) and
+    (3, 8).」): a wrapped given, no problem number."""
+    return re.match(r"\s*\d{1,3}\s*[)）]", line) is not None \
+        and above.count("(") + above.count("（") > above.count(")") + above.count("）")
 
 
 def _top_level_number(text: str) -> bool:

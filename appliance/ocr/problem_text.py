@@ -47,8 +47,9 @@ SCORE = re.compile(rf"^\s*{_SCORE_NOTE}", re.IGNORECASE)
 # The same note printed at the end of the problem instead ("…多少？（5分）").
 SCORE_AT_END = re.compile(rf"\s*{_SCORE_NOTE}\s*$", re.IGNORECASE)
 
-# Section headings: "一、选择题" "二、填空题（每题 4 分）" "Part A" "Section 2".
-_SECTION = re.compile(rf"^\s*(?:[{CN_DIGITS}]+\s*[、.．]\s*\S{{0,8}}题|(?i:part|section)\s+[A-Z\d]{{1,3}}\b)")
+# Section headings: "一、选择题" "二、填空题（每题 4 分）" "Part A" "Section 2" (not a problem's
+# own score note: 「十六、（本题4分）牛顿第一定律…」).
+_SECTION = re.compile(rf"^\s*(?:[{CN_DIGITS}]+\s*[、.．]\s*[^\s（(\[【]{{0,8}}题|(?i:part|section)\s+[A-Z\d]{{1,3}}\b)")
 # A section heading with a short label and nothing else: 「三、基础知识」 「一、解方程（每题4分）」
 # (「十一、解方程：2x+3=13」 is a problem).
 _SECTION_LABEL = re.compile(rf"^\s*[{CN_DIGITS}]{{1,3}}\s*[、.．]\s*[\u4e00-\u9fff]{{2,8}}\s*(?:{_SCORE_NOTE})?\s*$")
@@ -159,13 +160,21 @@ def reads_as_working(line: str) -> bool:
     return _WORKING.search(line) is not None and not reads_as_question(line)
 
 
+# A bare answer written after a problem's end (not a dot: 3.14): a number, a unit, a tick
+# (「？√1840」 「？ 160」 「（3分) 921918」).
+_BARE_ANSWER = re.compile(r"^[\s√✓]*-?\d[\d.,/]*\s*(?:[A-Za-z°%℃元年米个]{1,3})?[\s√✓]*$")
+
+
 def without_working(text: str) -> str:
     """The text without working written on after its end: its last question mark, full stop
     or closing bracket (the detector read 「…kinetic energy? E_k = 1/2mv² =」 or
-    "…= 0 (10 marks) x2 = 3" as one line)."""
+    "…= 0 (10 marks) x2 = 3" as one line), or a bare answer after it."""
     end = max(text.rfind(ch) for ch in _SENTENCE_END)
     rest = text[end + 1:]
-    return text[:end + 1] if end >= 0 and re.search(r"\w", rest) and reads_as_working(rest) else text
+    if end < 0 or not re.search(r"\w", rest):
+        return text
+    written = reads_as_working(rest) or (text[end] != "." and _BARE_ANSWER.match(rest) is not None)
+    return text[:end + 1] if written else text
 
 
 def starts_answer(line: str) -> bool:

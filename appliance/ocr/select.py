@@ -17,7 +17,8 @@ import math
 from dataclasses import dataclass
 
 from appliance.ocr.blocks import Block
-from appliance.ocr.problem_text import blanks, reads_as_question, strip_number, without_working
+from appliance.ocr.layout import join
+from appliance.ocr.problem_text import blanks, is_options, reads_as_question, strip_number, without_working
 from appliance.ocr.result import OcrLine
 
 
@@ -101,4 +102,11 @@ def _holds_centre(block: Block, size: tuple[int, int]) -> bool:
 
 
 def problem_text(block: Block) -> str:
-    return without_working(blanks(strip_number(block.text)).strip())
+    """What is searched: the block's text up to its answer options (A. … B. …; the bank keeps
+    a question's stem), without its number, score note or working after its end."""
+    text = ""
+    for i, row in enumerate(block.rows):
+        if i and is_options(row.text):
+            break
+        text = join(text, row.text)
+    return without_working(blanks(strip_number(text)).strip())

@@ -138,9 +138,13 @@ def test_wrapped_lines_of_one_problem_stay_together():
     assert arrange_page(boxes, SIZE).text == "一个长方形的长是 8 厘米，宽是5 厘米，它的面积是多少？"
 
 
-def test_answer_options_below_a_numbered_stem_continue_it():
+def test_answer_options_below_a_numbered_stem_belong_to_it_and_only_the_stem_is_searched():
+    # the bank keeps a question's stem; the options' numbers are no givens of it
     boxes = [box("6. Which is a prime number?", 300, 500, 700), box("A. 4   B. 7", 300, 620, 400)]
-    assert arrange_page(boxes, SIZE).text == "Which is a prime number? A. 4   B. 7"
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "Which is a prime number?"
+    assert layout.page_text.splitlines() == ["6. Which is a prime number? A. 4   B. 7"]
+    assert len(layout.lines) == 2
 
 
 def test_columns_are_not_read_across():
@@ -662,6 +666,24 @@ def test_a_line_left_on_an_equals_sign_after_its_number_stays_with_its_problem()
 @pytest.mark.parametrize("text, kept", [("What is its kinetic energy? E_k = 1/2mv² =", "What is its kinetic energy?"),
                                         ("解方程: x² - 5x + 6 = 0 (10 marks) x2 = 3", "解方程: x² - 5x + 6 = 0 (10 marks)"),
                                         ("计算：(-3)² - 2 × (-5) =", "计算：(-3)² - 2 × (-5) ="),
-                                        ("Take g = 9.8 m/s².", "Take g = 9.8 m/s²."), ("已知 a = 2.5, b = 3", "已知 a = 2.5, b = 3")])
+                                        ("Take g = 9.8 m/s².", "Take g = 9.8 m/s²."), ("已知 a = 2.5, b = 3", "已知 a = 2.5, b = 3"),
+                                        ("鸦片战争爆发于哪一年?√1840", "鸦片战争爆发于哪一年?"),
+                                        ("第一次世界大战爆发于哪一年?（3分) 921918", "第一次世界大战爆发于哪一年?（3分)"),
+                                        ("它的周长是多少厘米？（π 取 3.14）", "它的周长是多少厘米？（π 取 3.14）"),
+                                        ("现价是多少元？ 160", "现价是多少元？"), ("水的沸点是多少摄氏度？100℃", "水的沸点是多少摄氏度？"),
+                                        ("What is 3 + 4? 7 marks", "What is 3 + 4? 7 marks"), ("", "")])
 def test_working_after_the_end_is_cut_off_and_nothing_else(text, kept):
     assert without_working(text) == kept
+
+
+def test_a_line_that_closes_a_bracket_left_open_above_is_no_problem_number():
+    boxes = [box("3. Find the slope of the line passing through the points (1,", 100, 560, 1100),
+             box("2) and (3, 8).", 100, 615, 260), box("4. What is the sum of the interior angles of a pentagon?", 100, 700, 1000)]
+    assert arrange_page(boxes, SIZE).text == "Find the slope of the line passing through the points (1, 2) and (3, 8)."
+    sub = [box("(1) 求它的周长；", 300, 540, 500), box("(2) 求它的面积。", 300, 600, 500)]  # brackets closed above
+    assert [b.text for b in find_blocks(sub, SIZE)] == ["(1) 求它的周长；", "(2) 求它的面积。"]
+
+
+def test_a_problem_with_its_own_score_note_after_a_chinese_numeral_is_no_section_heading():
+    assert not is_header("十六、（本题4分）牛顿第一定律的内容是什么？")
+    assert is_header("二、填空题（每题 4 分）")
