@@ -171,13 +171,14 @@ def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) ->
     problem above them: a numbered block is split after a row that ends with a score note,
     or after a finished sentence where the next row stands about as far below it as the
     numbered problems stand apart on this page. The part below counts as numbered. An
-    unnumbered block (a page whose numbers were all lost) is split after score notes only."""
+    unnumbered block (a textbook's paragraph over a problem whose number was lost, or a
+    page whose numbers were all lost) is split the same way, its parts unnumbered."""
     spacing = problem_spacing(blocks)
     least = math.inf if spacing is None else max(params.lost_number_share * spacing,
                                                  params.lost_number_least * unit)
     split: list[Block] = []
     for block in blocks:
-        split.extend([block] if block.header else _split_at_gaps(block, least if block.numbered else math.inf))
+        split.extend([block] if block.header else _split_at_gaps(block, least))
     return split
 
 

@@ -687,3 +687,12 @@ def test_a_line_that_closes_a_bracket_left_open_above_is_no_problem_number():
 def test_a_problem_with_its_own_score_note_after_a_chinese_numeral_is_no_section_heading():
     assert not is_header("十六、（本题4分）牛顿第一定律的内容是什么？")
     assert is_header("二、填空题（每题 4 分）")
+
+
+def test_a_problem_whose_number_was_lost_right_below_a_textbook_paragraph_is_read_alone():
+    boxes = [box("在解决实际问题时，我们常常先找出已知量和未知量。", 300, 450, 900),
+             box("科学研究往往从仔细的观察开始。", 300, 505, 600),
+             box("《静夜思》的作者是谁？", 300, 565, 450),  # its number 「二、」 was not read
+             box("三、成语“守株待兔”比喻什么？", 300, 660, 600), box("四、《孔乙己》的作者是谁？", 300, 730, 550),
+             box("五、“春眠不觉晓”的下一句是什么？", 300, 800, 650)]
+    assert arrange_page(boxes, SIZE).text == "《静夜思》的作者是谁？"
