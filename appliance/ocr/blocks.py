@@ -22,10 +22,11 @@ import statistics
 from dataclasses import dataclass
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
-from appliance.ocr.problem_text import (TOP_LEVEL, bracketed_number, brackets_number_problems, ends_question, ends_sentence, ends_with_score, is_header,
-                                       is_label_after, is_mark, is_options, is_options_or_data, is_score_only,
-                                       is_scribble, is_stray, reads_as_question, reads_as_working, starts_answer, starts_problem,
-                                       strip_number, strip_ticks, without_working)
+from appliance.ocr.problem_text import (TOP_LEVEL, bracketed_number, brackets_number_problems, ends_question,
+                                       ends_sentence, ends_with_score, is_header, is_label_after, is_mark, is_options,
+                                       is_options_or_data, is_score_only, is_scribble, is_stray, reads_as_question,
+                                       reads_as_working, starts_answer, starts_problem, strip_number, strip_ticks,
+                                       without_working)
 from appliance.ocr.result import OcrLine
 
 
@@ -115,8 +116,10 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
                 blocks[-1] = Block(previous.rows + block.rows, False, True, previous.cut or block.cut)
             else:
                 blocks.append(block)
-    return [part for block in split_lost_numbers(blocks, unit, params) for after in split_after_options(block)
-            for answered in split_off_answer(after) for part in split_off_working_above(answered)]
+    blocks = split_lost_numbers(blocks, unit, params)
+    for split in (split_after_options, split_off_answer, split_off_working_above):
+        blocks = [part for block in blocks for part in split(block)]
+    return blocks
 
 
 def split_off_working_above(block: Block) -> list[Block]:

@@ -10,9 +10,10 @@ near the bottom. So the slope is fitted as a straight function of the height on 
 photo, over the page's long lines (weighted by their length, a stray one left out), and
 every point is moved up or down along its column by what that slope puts it off level
 (a page turned in the phone's plane also has its columns leaning: ``lean`` moves each
-point across as well, by as much of a turn as the page's layout shows). Which sides of the frame a box
-touches is decided from the photo itself (``layout.frame_sides``), and the lines of the
-chosen problem are moved back into photo pixels at the end.
+point across as well, by as much of a turn as the page's layout shows, ``page.py``).
+Which sides of the frame a box touches is decided from the photo itself
+(``layout.frame_sides``), and the lines of the chosen problem are moved back into photo
+pixels at the end.
 """
 
 from __future__ import annotations
