@@ -10,7 +10,9 @@
    problems (a number the detector missed); a score note alone on its row ends the problem
    above it; a header line (a title, name/class line, a label such as 「第一题（5分）」) is
    a block of its own; a region without a number that follows a numbered problem in the same
-   column continues it (sub-questions, answer options).
+   column continues it (sub-questions, answer options); rows of a figure's labels or a
+   table's cells at a problem's end are a block of their own unless the problem speaks of
+   a figure or table.
 4. A block touching an edge of the frame is *cut*: part of it may be outside the photo.
 """
 
@@ -23,9 +25,10 @@ from dataclasses import dataclass
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.problem_text import (TOP_LEVEL, bracketed_number, brackets_number_problems, ends_question,
-                                       ends_sentence, ends_with_score, is_header, is_label_after, is_mark, is_options,
-                                       is_options_or_data, is_score_only, is_scribble, is_stray, reads_as_question,
-                                       reads_as_working, starts_answer, starts_problem, strip_number, strip_ticks,
+                                       ends_sentence, ends_with_score, is_caption, is_header, is_label,
+                                       is_label_after, is_mark, is_options, is_options_or_data, is_score_only,
+                                       is_scribble, is_stray, reads_as_question, reads_as_working,
+                                       speaks_of_figure, starts_answer, starts_problem, strip_number, strip_ticks,
                                        without_working)
 from appliance.ocr.result import OcrLine
 
@@ -64,6 +67,7 @@ class Row:
     right: float
     height: float
     sides: frozenset[str] = frozenset()  # the frame's sides its boxes touch
+    pieces: tuple[str, ...] = ()  # its boxes' texts, left to right
 
     @property
     def text(self) -> str:
@@ -117,7 +121,7 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
             else:
                 blocks.append(block)
     blocks = split_lost_numbers(blocks, unit, params)
-    for split in (split_after_options, split_off_answer, split_off_working_above):
+    for split in (split_after_options, split_off_answer, split_off_working_above, split_off_figure):
         blocks = [part for block in blocks for part in split(block)]
     return blocks
 
@@ -135,6 +139,30 @@ def split_off_working_above(block: Block) -> list[Block]:
         return [block]
     head = block.rows[:working]
     return [Block(head, False, False, touches_edge(head)), Block(rest, False, False, touches_edge(rest))]
+
+
+def split_off_figure(block: Block) -> list[Block]:
+    """A problem without the figure or table printed below or beside it that it does not
+    speak of (another problem's chart, a table of values for the next exercise): rows of
+    labels or cells at its end (:func:`reads_as_figure`) are a block of their own, no problem.
+    A problem that speaks of a figure (「根据下表…」, "as shown") keeps them."""
+    end = len(block.rows)
+    while end > 0 and reads_as_figure(block.rows[end - 1]):
+        end -= 1
+    head, tail = block.rows[:end], block.rows[end:]
+    if block.header or not tail or speaks_of_figure(" ".join(r.text for r in head)):
+        return [block]
+    if not head:  # labels alone, parted from their problem at its score note: no problem
+        return [block] if TOP_LEVEL.match(block.rows[0].text) else [Block(tail, False, False, block.cut)]
+    return [Block(head, False, block.numbered, touches_edge(head)), Block(tail, False, False, touches_edge(tail))]
+
+
+def reads_as_figure(row: Row) -> bool:
+    """A row of a figure's labels or a table's cells (two or more short pieces set apart, not
+    answer options), or a caption."""
+    if is_caption(row.text):
+        return True
+    return len(row.pieces) >= 2 and all(map(is_label, row.pieces)) and not is_options(row.text)
 
 
 def split_after_options(block: Block) -> list[Block]:
@@ -199,7 +227,7 @@ def _split_at_gaps(block: Block, least: float) -> list[Block]:
     for row in block.rows[1:]:
         above = parts[-1][-1]
         spaced = row.top - above.bottom >= least and ends_sentence(strip_number(above.text))
-        if spaced or ends_with_score(without_working(above.text)):
+        if (spaced or ends_with_score(without_working(above.text))) and not is_options(row.text):
             parts.append([row])
         else:
             parts[-1].append(row)
@@ -234,7 +262,7 @@ def to_row(boxes: list[TextBox], size: tuple[int, int], params: BlockParams = Bl
         sides -= {"right"}
     if "left" in sides and TOP_LEVEL.match(text):
         sides -= {"left"}
-    return Row(line, top, bottom, left, right, height, sides)
+    return Row(line, top, bottom, left, right, height, sides, tuple(b.text.strip() for b in boxes))
 
 
 def isolated_mark(box: TextBox, boxes: list[TextBox], unit: float, params: BlockParams) -> bool:
@@ -399,8 +427,9 @@ def split_region(rows: list[Row], sub_questions_start: bool) -> list[Block]:
     blocks: list[list[Row]] = []
     kinds: list[tuple[bool, bool]] = []  # (header, numbered)
     for row in rows:
-        numbered = starts_problem(row.text, sub_questions_start) \
-            and not (blocks and continues_bracket(blocks[-1][-1].text, row.text))
+        numbered = starts_problem(row.text, sub_questions_start) and not (
+            blocks and (continues_bracket(blocks[-1][-1].text, row.text)
+                        or continues_quantity(blocks[-1][-1].text, row.text)))
         header = starts_answer(row.text) or is_header(row.text) \
             or bool(blocks and is_label_after(blocks[-1][-1].text, row.text))
         if blocks and not kinds[-1][0] and is_score_only(row.text):
@@ -421,6 +450,13 @@ def continues_bracket(above: str, line: str) -> bool:
     (3, 8).」): a wrapped given, no problem number."""
     return re.match(r"\s*\d{1,3}\s*[)）]", line) is not None \
         and above.count("(") + above.count("（") > above.count(")") + above.count("）")
+
+
+def continues_quantity(above: str, line: str) -> bool:
+    """The line starts with a quantity that goes on with the unfinished sentence above it
+    (「…移动了5m，用时」 「10 s，拉力…」, read "10. s,"): no problem number."""
+    return re.match(r"\s*\d{1,3}\s*[.．]?\s*[a-zμΩ°℃]{1,3}\s*[,，的]", line) is not None \
+        and not ends_sentence(above) and not ends_with_score(above)
 
 
 def _top_level_number(text: str) -> bool:

@@ -44,8 +44,11 @@ SUB_LEVEL = re.compile(rf"^\s*{_BRACKETED}")
 _SCORE_NOTE = (r"[（(\[【]\s*(?:每(?:小)?题|共|本(?:小)?题(?:满分)?)?\s*\d{1,3}\s*"
                r"(?:(?:分|points?|pts?|marks?)[^)）\]】]{0,12}[)）\]】]|(?:points?|marks?)(?-i:[l|]))")
 SCORE = re.compile(rf"^\s*{_SCORE_NOTE}", re.IGNORECASE)
-# The same note printed at the end of the problem instead ("…多少？（5分）").
-SCORE_AT_END = re.compile(rf"\s*{_SCORE_NOTE}\s*$", re.IGNORECASE)
+# The same note printed at the end of the problem instead ("…多少？（5分）"), perhaps with the
+# teacher's score or a figure's label read after it ("（5分） 4"), or marks as a bare number in
+# square brackets after the question's end ("…cell\"? [6]").
+SCORE_AT_END = re.compile(rf"\s*(?:{_SCORE_NOTE}(?:\s*[+\-]?\d{{1,3}})?|(?<=[?？。.!！\"”])\s*[\[【［]\s*\d{{1,2}}\s*[\]】］])\s*$",
+                          re.IGNORECASE)
 
 # Section headings: "一、选择题" "二、填空题（每题 4 分）" "Part A" "Section 2" (not a problem's
 # own score note: 「十六、（本题4分）牛顿第一定律…」).
@@ -235,8 +238,34 @@ def ends_with_score(line: str) -> bool:
 def is_label_after(previous: str, line: str) -> bool:
     """A workbook's section label (「能力提升」, 「拓展延伸」: a few Chinese characters, no
     punctuation, no figures) printed after a problem that has ended its last sentence:
-    it heads what follows, and is no part of that problem."""
-    return bool(_LABEL.match(line.strip())) and ends_sentence(previous)
+    it heads what follows, and is no part of that problem. A line that asks (「它是哪一学派的」
+    wrapped in a narrow column) is the problem's next sentence, not a label."""
+    return bool(_LABEL.match(line.strip())) and ends_sentence(previous) and not reads_as_question(line)
+
+
+# A figure's caption ("Figure for Q10", "Table 2", 「图1」, 「第3题图」).
+_CAPTION = re.compile(r"^\s*(?:(?i:fig(?:ure)?\.?|table|graph|diagram)(?![A-Za-z])[\w\s.]{0,12}"
+                      r"|(?:第\s*\d{1,3}\s*题)?\s*[图表]\s*[\d一二三四五六七八九十]{0,3})\s*$")
+# A problem that speaks of a figure or table printed with it (「根据下表…」, "as shown").
+_SPEAKS_OF_FIGURE = re.compile(r"[如下上左右]图|图[中示]|[下上]表|表[中格]"
+                               r"|(?i:\b(?:figures?|fig\.|tables?|graphs?|diagrams?|charts?|shown|below)\b)")
+
+
+def is_caption(line: str) -> bool:
+    """The line is a figure's or table's caption."""
+    return _CAPTION.match(line) is not None
+
+
+def speaks_of_figure(text: str) -> bool:
+    """The problem refers to a figure or table printed with it."""
+    return _SPEAKS_OF_FIGURE.search(text) is not None
+
+
+def is_label(piece: str) -> bool:
+    """A piece of text set apart on its row that can be a figure's label or a table's cell
+    ("x", "-1", "55", 「时间/min」): short, no equation, no sentence, no sub-question number."""
+    text = piece.replace(" ", "")
+    return 0 < len(text) <= 6 and not any(ch in "=＝。？?，,：:" for ch in text) and not SUB_LEVEL.match(text)
 
 
 def is_scribble(text: str) -> bool:

@@ -696,3 +696,57 @@ def test_a_problem_whose_number_was_lost_right_below_a_textbook_paragraph_is_rea
              box("三、成语“守株待兔”比喻什么？", 300, 660, 600), box("四、《孔乙己》的作者是谁？", 300, 730, 550),
              box("五、“春眠不觉晓”的下一句是什么？", 300, 800, 650)]
     assert arrange_page(boxes, SIZE).text == "《静夜思》的作者是谁？"
+
+
+def test_a_table_or_chart_the_problem_does_not_speak_of_is_left_out():
+    table = [box("5. 求 24 和 36 的最大公因数。", 300, 500, 560),
+             box("时间/min", 600, 560, 110), box("0", 760, 560, 20), box("2", 880, 560, 20), box("4", 1000, 560, 20),
+             box("温度/℃", 600, 610, 100), box("19", 760, 610, 40), box("55", 880, 610, 40), box("22", 1000, 610, 40)]
+    assert arrange_page(table, SIZE).text == "求 24 和 36 的最大公因数。"
+    chart = [box("Ex. 10 Which organelle is known as the \"powerhouse of the cell\"?", 200, 520, 1000),
+             box("B", 500, 580, 20), box("A", 640, 580, 20), box("Figure for Q10", 500, 640, 240)]
+    assert arrange_page(chart, SIZE).text == "Which organelle is known as the \"powerhouse of the cell\"?"
+
+
+def test_a_figures_labels_below_a_problem_do_not_move_it_away_from_the_frame_centre():
+    # Problem 2 is nearest the centre (y 600); its number line's labels reach far below.
+    boxes = [box("第1题 一个长方形的长是8厘米，宽是5厘米，它的周长是多少厘米?", 300, 510, 1000),
+             box("第2题 解方程: 3x - 7 = 2x + 5", 300, 590, 500),
+             box("A", 560, 660, 20), box("B", 700, 660, 20),
+             *[box(label, 420 + 120 * i, 720, 30) for i, label in enumerate(["-3", "-2", "-1", "0", "2"])]]
+    assert arrange_page(boxes, SIZE).text == "解方程: 3x - 7 = 2x + 5"
+
+
+@pytest.mark.parametrize("line, rest", [("求 24 和 36 的最大公因数。[3分] 12", "求 24 和 36 的最大公因数。"),
+                                        ("Which organelle is known as the \"powerhouse of the cell\"? [6]",
+                                         "Which organelle is known as the \"powerhouse of the cell\"?"),
+                                        ("求 f(6)", "求 f(6)"), ("已知 a = [2]", "已知 a = [2]")])
+def test_marks_after_the_end_are_left_out(line, rest):
+    assert strip_number(line) == rest
+
+
+def test_answer_options_below_a_score_note_stay_with_their_problem():
+    # The options' row lies nearest the frame's centre (y 600).
+    boxes = [box("【4】光合作用的场所是哪里？(3分)", 100, 440, 640),
+             box("【5】血液循环中，肺循环开始于心脏的哪个腔?(3分)", 100, 530, 640),
+             *[box(option, 160 + 220 * i, 582, 110) for i, option in enumerate(["A. 1/2", "B. 3/4", "C. 1/4", "D. 细胞核"])],
+             box("【6】呼吸作用的主要场所是哪里?", 100, 720, 480)]
+    assert arrange_page(boxes, SIZE).text == "血液循环中，肺循环开始于心脏的哪个腔?"
+
+
+def test_a_wrapped_line_that_starts_with_a_quantity_is_no_problem_number():
+    boxes = [box("十七、（本题6分）用 20 N 的水平拉力拉着物体沿水平方向移动了 5 m，用时", 150, 560, 900),
+             box("10. s,拉力做功的功率是多少?", 230, 610, 340),
+             box("十八、牛顿第一定律的内容是什么？", 150, 700, 560)]
+    assert arrange_page(boxes, SIZE).text == "用 20 N 的水平拉力拉着物体沿水平方向移动了 5 m，用时10. s,拉力做功的功率是多少?"
+    numbered = [box("9. 一辆汽车以每小时60千米的速度行驶了3小时。", 150, 560, 900),
+                box("10. m 的值是多少？", 150, 610, 340)]  # after a finished sentence: problem 10
+    assert [b.text for b in find_blocks(numbered, SIZE)][-1] == "10. m 的值是多少？"
+
+
+def test_a_short_wrapped_line_that_asks_is_no_section_label():
+    boxes = [box("14、《论语》主要记", 150, 520, 430), box("录了谁的言行?", 260, 580, 300),
+             box("它是哪一学派的", 260, 640, 320), box("经典？(2分)", 260, 700, 290)]
+    assert arrange_page(boxes, SIZE).text == "《论语》主要记录了谁的言行?它是哪一学派的经典？"
+    label = [box("9. 一件商品原价200元，打七五折出售，现价是多少元？", 200, 560, 900), box("能力提升", 200, 610, 160)]
+    assert [b.header for b in find_blocks(label, SIZE)] == [False, True]
