@@ -296,9 +296,16 @@ def strip_number(text: str) -> str:
     rest = _ANSWER_AFTER.sub("", text[len(prefix):])
     while (score := SCORE.match(rest)):
         rest = rest[score.end():]
+    after_end = _SCORE_AFTER_END.search(rest)
+    if after_end and not reads_as_question(rest[after_end.end():]):
+        rest = rest[:after_end.start()]  # what follows is written or drawn after the problem
     while (score := SCORE_AT_END.search(rest)):
         rest = rest[:score.start()]
     return rest.lstrip(" :：.．、")
+
+
+# A score note after the question's end, with something after it on the line.
+_SCORE_AFTER_END = re.compile(rf"(?<=[?？。!！])\s*{_SCORE_NOTE}", re.IGNORECASE)
 
 
 def blanks(text: str) -> str:

@@ -14,6 +14,7 @@ student aimed at it, and it is chosen.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from appliance.ocr.blocks import Block
@@ -54,13 +55,20 @@ def select_problem(blocks: list[Block], size: tuple[int, int], params: SelectPar
     return Selection(problem_text(chosen), tuple(r.line for r in chosen.rows), page_text, choices)
 
 
+# A problem says something: a word, or a sum to work out. Figures alone ("136 (8720)", a
+# figure's labels or a scale read as a numbered line) are none.
+_SAYS = re.compile(r"[A-Za-z\u3400-\u9fff]|[=+×÷?？_＿]")
+
+
 def candidates(blocks: list[Block], params: SelectParams) -> list[Block]:
-    """Complete problems; else problems cut by the edge; else whatever text there is. On a
+    """Complete problems (a problem says something: figures alone are a figure's labels);
+    else problems cut by the edge; else whatever text there is. On a
     page whose problems are numbered, an unnumbered line (a title the header rules do not
     know, a caption) is not a problem while a numbered one is in frame, unless it reads as
     a question (:func:`reads_as_question`): a problem whose number was not read (a circle
     drawn round it, a faint print)."""
-    problems = [b for b in blocks if not b.header and len(problem_text(b).replace(" ", "")) >= params.min_chars]
+    problems = [b for b in blocks if not b.header and len(problem_text(b).replace(" ", "")) >= params.min_chars
+                and _SAYS.search(problem_text(b))]
     complete = [b for b in problems if not b.cut]
     numbered = [b for b in complete if b.numbered or reads_as_question(b.text)]
     if not any(b.numbered for b in numbered):

@@ -720,7 +720,9 @@ def test_a_figures_labels_below_a_problem_do_not_move_it_away_from_the_frame_cen
 @pytest.mark.parametrize("line, rest", [("求 24 和 36 的最大公因数。[3分] 12", "求 24 和 36 的最大公因数。"),
                                         ("Which organelle is known as the \"powerhouse of the cell\"? [6]",
                                          "Which organelle is known as the \"powerhouse of the cell\"?"),
-                                        ("求 f(6)", "求 f(6)"), ("已知 a = [2]", "已知 a = [2]")])
+                                        ("求 f(6)", "求 f(6)"), ("已知 a = [2]", "已知 a = [2]"),
+                                        ("子代中矮茎所占的比例是多少?（本题4分)41/4（）", "子代中矮茎所占的比例是多少?"),
+                                        ("它的面积是多少？（5分）它的周长是多少？", "它的面积是多少？（5分）它的周长是多少？")])
 def test_marks_after_the_end_are_left_out(line, rest):
     assert strip_number(line) == rest
 
@@ -750,3 +752,13 @@ def test_a_short_wrapped_line_that_asks_is_no_section_label():
     assert arrange_page(boxes, SIZE).text == "《论语》主要记录了谁的言行?它是哪一学派的经典？"
     label = [box("9. 一件商品原价200元，打七五折出售，现价是多少元？", 200, 560, 900), box("能力提升", 200, 610, 160)]
     assert [b.header for b in find_blocks(label, SIZE)] == [False, True]
+
+
+def test_figures_alone_are_no_problem():
+    # A scale's figures, spaced like a problem after 「三、」: a part with a lost number, by the spacing alone.
+    boxes = [box("一、空气中体积分数约占21%的气体是什么？", 220, 300, 600), box("二、常温（25℃）下纯水的pH是多少？", 220, 400, 560),
+             box("三、钠元素的原子序数是多少？", 220, 500, 500), box("136 (8720)", 340, 600, 200),
+             box("四、过氧化氢的化学式是什么？", 220, 700, 500)]
+    assert arrange_page(boxes, SIZE).text == "钠元素的原子序数是多少？"
+    sums = [box("二、常温（25℃）下纯水的pH是多少？", 220, 470, 560), box("3. 25 × 4 = ____", 340, 580, 300)]
+    assert arrange_page(sums, SIZE).text == "25 × 4 = ____"
