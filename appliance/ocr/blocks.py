@@ -28,8 +28,8 @@ from appliance.ocr.problem_text import (TOP_LEVEL, bracketed_number, brackets_nu
                                        ends_sentence, ends_with_score, is_caption, is_header, is_label,
                                        is_label_after, is_mark, is_options, is_options_or_data, is_score_only,
                                        is_scribble, is_stray, reads_as_question, reads_as_working,
-                                       speaks_of_figure, starts_answer, starts_problem, strip_number, strip_ticks,
-                                       without_working)
+                                       speaks_of_figure, starts_answer, starts_problem, starts_sub_questions,
+                                       strip_number, strip_ticks, without_working)
 from appliance.ocr.result import OcrLine
 
 
@@ -191,7 +191,8 @@ def split_off_answer(block: Block) -> list[Block]:
         head, tail = block.rows[:i], block.rows[i:]
         last = strip_number(head[-1].text)
         answer = ends_question(last) and not is_options_or_data(tail[0].text)
-        working = reads_as_working(tail[0].text) and (ends_sentence(last) or reads_as_question(last))
+        working = reads_as_working(tail[0].text) and (ends_sentence(last) or reads_as_question(last)) \
+            and not leaves_bracket_open(last)  # 「…(ρ水」 「= 1.0×10³ kg/m³)」 is a given
         if (answer or working) and not any(reads_as_question(r.text) for r in tail):
             return [Block(head, False, True, touches_edge(head)), Block(tail, False, False, touches_edge(tail))]
     return [block]
@@ -227,7 +228,8 @@ def _split_at_gaps(block: Block, least: float) -> list[Block]:
     for row in block.rows[1:]:
         above = parts[-1][-1]
         spaced = row.top - above.bottom >= least and ends_sentence(strip_number(above.text))
-        if (spaced or ends_with_score(without_working(above.text))) and not is_options(row.text):
+        parts_of_it = is_options(row.text) or starts_sub_questions(row.text)  # its options, its (1)
+        if (spaced or ends_with_score(without_working(above.text))) and not parts_of_it:
             parts.append([row])
         else:
             parts[-1].append(row)
@@ -448,8 +450,11 @@ def split_region(rows: list[Row], sub_questions_start: bool) -> list[Block]:
 def continues_bracket(above: str, line: str) -> bool:
     """The line's "2)" closes a bracket the line above left open (「…the points (1,」 「2) and
     (3, 8).」): a wrapped given, no problem number."""
-    return re.match(r"\s*\d{1,3}\s*[)）]", line) is not None \
-        and above.count("(") + above.count("（") > above.count(")") + above.count("）")
+    return re.match(r"\s*\d{1,3}\s*[)）]", line) is not None and leaves_bracket_open(above)
+
+
+def leaves_bracket_open(text: str) -> bool:
+    return text.count("(") + text.count("（") > text.count(")") + text.count("）")
 
 
 def continues_quantity(above: str, line: str) -> bool:
@@ -460,8 +465,9 @@ def continues_quantity(above: str, line: str) -> bool:
 
 
 def _top_level_number(text: str) -> bool:
-    """A problem number of the top level, not a section heading ("一、计算题")."""
-    return TOP_LEVEL.match(text) is not None and not is_header(text)
+    """A problem number of the top level, not a section heading ("一、计算题"); a number alone
+    on its row ("Question 15:") counts, though its row is a label of no problem."""
+    return TOP_LEVEL.match(text) is not None and (not is_header(text) or not strip_number(text).strip(" :：.．-—_"))
 
 
 def _bare_number(rows: list[Row], sub_questions_start: bool) -> bool:

@@ -75,10 +75,10 @@ MARK_CHARS = set("√✓✔✗✘×VvXxOoCc○●◯◎□■☆★*·•.,，�
 # A tick or cross at the end of a line is a mark beside the problem, never part of it
 # (a root sign √ is always followed by what it takes the root of).
 _TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】])\s*[Xx×]\s*$")
-# Before the problem: a tick or cross; right before a problem number, also a root sign, or a
-# circle, cross or tick read as a letter (O9., X9), V【2】), or a score the teacher wrote
+# Before the problem: a tick or cross; right before a problem number, also a root sign, a star
+# drawn in the margin (☆ 10.), or a circle, cross or tick read as a letter (O9., X9), V【2】), or a score the teacher wrote
 # (「+2 第3题」, "-2 Ex. 1", 「4⑥」, "8 7.") or a score note that lost its brackets (「3分Exercise1」).
-_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|(?:[√○◯OoCcXx×Vv]{1,2}|[+\-−]?\d{1,2}\s|\d{1,2}\s*分\s*)(?=\s*(?:\d{1,3}\s*[.．、)）](?!\d)|[（(【\[〔［]\s*\d|第|(?:Q|No\.?|Question|Problem|Exercise|Ex\.?)\s*\d|[①-⑳]))"
+_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|(?:[√○◯OoCcXx×Vv☆★*]{1,2}|[+\-−]?\d{1,2}\s|\d{1,2}\s*分\s*)(?=\s*(?:\d{1,3}\s*[.．、)）](?!\d)|[（(【\[〔［]\s*\d|第|(?:Q|No\.?|Question|Problem|Exercise|Ex\.?)\s*\d|[①-⑳]))"
                            r"|\d{1,2}\s*(?=[①-⑳]))\s*")
 
 _UNDERSCORES = re.compile(r"[_＿]{2,}|(?<=\s)[_＿](?=\s)|(?<=[\u4e00-\u9fff])[_＿](?=[\u4e00-\u9fff])")
@@ -152,9 +152,9 @@ def reads_as_question(text: str) -> bool:
     return _QUESTION.search(text) is not None
 
 
-# A student's working below a problem derives (「移项得…」, 「由牛顿第二定律…」, "So x = 4", a
+# A student's working below a problem derives (「移项得…」, 「由牛顿第二定律…」, "So x = 4", "= 12 m/s", a
 # line left on an operator, an answer "x2 = 3") where a problem asks.
-_WORKING = re.compile(r"^\s*(?:由(?!于)|得|所以|因为|因此|∴|∵|移项|代入|化简|两边|(?i:so|therefore|hence|thus)\b)"
+_WORKING = re.compile(r"^\s*(?:由(?!于)|得|所以|因为|因此|∴|∵|移项|代入|化简|两边|[=＝](?!\s*[_＿?？(（])|(?i:so|therefore|hence|thus)\b)"
                       r"|得\s*[^，。,]{0,12}[=＝]|[=＝+\-×÷]\s*$|^\s*[A-Za-z][\w₀-₉]{0,2}\s*[=＝]\s*-?[\d./]+\s*$")
 
 
@@ -178,6 +178,30 @@ def without_working(text: str) -> str:
         return text
     written = reads_as_working(rest) or (text[end] != "." and _BARE_ANSWER.match(rest) is not None)
     return text[:end + 1] if written else text
+
+
+# The first of a problem's sub-questions: "(1)", 「（1）」, at a line's start or after a sentence.
+_FIRST_PART = r"[（(]\s*1\s*[)）]"
+_FIRST_PART_AFTER_END = re.compile(rf"(?<=[?？。!！])\s*{_FIRST_PART}")
+
+
+def starts_sub_questions(line: str) -> bool:
+    """The line starts a problem's sub-questions with "(1)"."""
+    return re.match(rf"\s*{_FIRST_PART}", line) is not None
+
+
+def stem_asks(text: str) -> bool:
+    """The problem's stem asks by itself and has ended (「…有几个电子？」, 「写出…。」): its
+    sub-questions then say how to answer it, and the bank keeps the stem. A stem of givens
+    (「已知…宽是 6 厘米。」) asks in its sub-questions."""
+    stem = strip_number(text).strip()
+    return reads_as_question(stem) and ends_sentence(stem)
+
+
+def without_sub_questions(text: str) -> str:
+    """The text without the sub-questions run on after a stem that asks (:func:`stem_asks`)."""
+    first = _FIRST_PART_AFTER_END.search(text)
+    return text[:first.start()] if first and stem_asks(text[:first.start()]) else text
 
 
 def starts_answer(line: str) -> bool:

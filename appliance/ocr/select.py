@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from appliance.ocr.blocks import Block
 from appliance.ocr.layout import join
-from appliance.ocr.problem_text import blanks, is_options, reads_as_question, strip_number, without_working
+from appliance.ocr.problem_text import (blanks, is_options, reads_as_question, starts_sub_questions, stem_asks,
+                                       strip_number, without_sub_questions, without_working)
 from appliance.ocr.result import OcrLine
 
 
@@ -55,9 +56,9 @@ def select_problem(blocks: list[Block], size: tuple[int, int], params: SelectPar
     return Selection(problem_text(chosen), tuple(r.line for r in chosen.rows), page_text, choices)
 
 
-# A problem says something: a word, or a sum to work out. Figures alone ("136 (8720)", a
-# figure's labels or a scale read as a numbered line) are none.
-_SAYS = re.compile(r"[A-Za-z\u3400-\u9fff]|[=+×÷?？_＿]")
+# A problem says something: two letters or characters, or a sum to work out. Figures
+# alone ("136 (8720)", a figure's labels or a scale read as a numbered line, "↑y 0") are none.
+_SAYS = re.compile(r"[A-Za-z\u3400-\u9fff].*[A-Za-z\u3400-\u9fff]|[=+×÷?？_＿]")
 
 
 def candidates(blocks: list[Block], params: SelectParams) -> list[Block]:
@@ -111,10 +112,12 @@ def _holds_centre(block: Block, size: tuple[int, int]) -> bool:
 
 def problem_text(block: Block) -> str:
     """What is searched: the block's text up to its answer options (A. … B. …; the bank keeps
-    a question's stem), without its number, score note or working after its end."""
+    a question's stem), or up to its sub-questions where the stem asks by itself (「…是多少？
+    (1) 列出算式；(2) …」: they say how to answer), without its number, score note or working
+    after its end."""
     text = ""
     for i, row in enumerate(block.rows):
-        if i and is_options(row.text):
+        if i and (is_options(row.text) or (starts_sub_questions(row.text) and stem_asks(text))):
             break
         text = join(text, row.text)
-    return without_working(blanks(strip_number(text)).strip())
+    return without_working(blanks(strip_number(without_sub_questions(text))).strip())

@@ -762,3 +762,44 @@ def test_figures_alone_are_no_problem():
     assert arrange_page(boxes, SIZE).text == "钠元素的原子序数是多少？"
     sums = [box("二、常温（25℃）下纯水的pH是多少？", 220, 470, 560), box("3. 25 × 4 = ____", 340, 580, 300)]
     assert arrange_page(sums, SIZE).text == "25 × 4 = ____"
+
+
+def test_sub_questions_that_say_how_to_answer_are_not_searched():
+    rows = ["Ex.8 钠元素的原子序数是多少？钠原子核外有几个电子？(10分)", "(1) 列出算式;", "(2) 求出结果并作答。"]
+    boxes = [box("Ex.7 光合作用的场所是哪里？(4分)", 230, 380, 500),
+             *[box(row, 230, 480 + 55 * i, 900) for i, row in enumerate(rows)],
+             box("Ex.9 过氧化氢的化学式是什么？(8分)", 230, 760, 560)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "钠元素的原子序数是多少？钠原子核外有几个电子？"
+    assert "(1) 列出算式;" in layout.page_text
+    one_line = [box("5. “欲穷千里目”的下一句是什么？(1)说明理由；(2)写出答案。", 230, 580, 1000)]
+    assert arrange_page(one_line, SIZE).text == "“欲穷千里目”的下一句是什么？"
+
+
+def test_a_number_alone_on_its_row_keeps_the_sub_questions_below_with_their_problem():
+    boxes = [box("Question 15:", 270, 440, 250), box("(6分）写出实验室用高锰酸钾制取氧气的化学方程式。", 300, 500, 1000),
+             box("(1）列出算式;", 300, 575, 300), box("(2） 求出结果并作答。", 300, 640, 420),
+             box("Question 16:", 170, 760, 250), box("（12分） 计算: 3/4 - 1/6", 190, 830, 480)]
+    assert arrange_page(boxes, SIZE).text == "写出实验室用高锰酸钾制取氧气的化学方程式。"
+
+
+@pytest.mark.parametrize("line, rest", [("☆ 10. What is the past tense of \"go\"?", "What is the past tense of \"go\"?"),
+                                        ("★18.解方程：x²-5x+6=0", "解方程：x²-5x+6=0")])
+def test_a_star_drawn_before_the_number_is_a_mark(line, rest):
+    assert strip_number(strip_ticks(line)) == rest
+
+
+def test_working_that_goes_on_with_an_equals_sign_is_cut_and_a_wrapped_given_is_not():
+    answered = [box("9. 五四运动发生在哪一年?", 300, 520, 500), box("=12 m/s", 830, 520, 200),  # on its row
+                box("10. 光在真空中的传播速度约是多少？", 300, 720, 600)]
+    assert arrange_page(answered, SIZE).text == "五四运动发生在哪一年?"
+    given = [box("9.水面下 2 m 深处，水产生的压强是多少？(ρ水", 100, 560, 1000),
+             box("= 1.0×10³kg/m³，g取10N/kg)", 150, 615, 760)]
+    assert arrange_page(given, SIZE).text == "水面下 2 m 深处，水产生的压强是多少？(ρ水= 1.0×10³kg/m³，g取10N/kg)"
+
+
+def test_a_figures_axis_label_is_no_problem():
+    boxes = [box("10. What is the past tense of \"go\"? (8 marks)", 120, 440, 760),
+             box("↑y", 260, 560, 60), box("0", 270, 640, 20),
+             box("11.写出碳在氧气中不充分燃烧的化学方程式。(本题10分)", 120, 900, 740)]
+    assert arrange_page(boxes, SIZE).text == "What is the past tense of \"go\"?"
