@@ -28,7 +28,7 @@ from appliance.ocr.problem_text import (TOP_LEVEL, bracketed_number, brackets_nu
                                        ends_sentence, ends_with_score, is_caption, is_header, is_label,
                                        is_label_after, is_mark, is_options, is_options_or_data, is_score_only,
                                        is_scribble, is_stray, reads_as_question, reads_as_working,
-                                       speaks_of_figure, starts_answer, starts_problem, starts_sub_questions,
+                                       speaks_of_figure, starts_answer, starts_problem, starts_sub_questions, stem_asks,
                                        strip_number, strip_ticks, without_working)
 from appliance.ocr.result import OcrLine
 
@@ -428,8 +428,10 @@ def split_spans(boxes: list[TextBox], span, gap: float) -> list[list[TextBox]]:
 def split_region(rows: list[Row], sub_questions_start: bool) -> list[Block]:
     blocks: list[list[Row]] = []
     kinds: list[tuple[bool, bool]] = []  # (header, numbered)
+    part = 0  # the problem's last sub-question number so far (0: none)
     for row in rows:
-        numbered = starts_problem(row.text, sub_questions_start) and not (
+        sub = next_part(row.text, part, blocks[-1]) if sub_questions_start and blocks and not kinds[-1][0] else 0
+        numbered = not sub and starts_problem(row.text, sub_questions_start) and not (
             blocks and (continues_bracket(blocks[-1][-1].text, row.text)
                         or continues_quantity(blocks[-1][-1].text, row.text)))
         header = starts_answer(row.text) or is_header(row.text) \
@@ -444,7 +446,18 @@ def split_region(rows: list[Row], sub_questions_start: bool) -> list[Block]:
             kinds.append((header, numbered and not header))
         else:
             blocks[-1].append(row)
+        part = sub or (0 if numbered or header else part)
     return [Block(tuple(b), h, n, touches_edge(b)) for b, (h, n) in zip(blocks, kinds)]
+
+
+def next_part(line: str, part: int, rows: list[Row]) -> int:
+    """On a page numbered (13), (14)…: the line's number when it goes on with the sub-questions
+    of the problem above (its "(1)" after a stem that asks by itself, or the number after its
+    last part), else 0."""
+    number = bracketed_number(line)
+    if number is None or number != part + 1:
+        return 0
+    return number if part or stem_asks(" ".join(r.text for r in rows)) else 0
 
 
 def continues_bracket(above: str, line: str) -> bool:

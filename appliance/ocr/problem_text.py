@@ -77,8 +77,8 @@ MARK_CHARS = set("√✓✔✗✘×VvXxOoCc○●◯◎□■☆★*·•.,，�
 _TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】])\s*[Xx×]\s*$")
 # Before the problem: a tick or cross; right before a problem number, also a root sign, a star
 # drawn in the margin (☆ 10.), or a circle, cross or tick read as a letter (O9., X9), V【2】), or a score the teacher wrote
-# (「+2 第3题」, "-2 Ex. 1", 「4⑥」, "8 7.") or a score note that lost its brackets (「3分Exercise1」).
-_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|(?:[√○◯OoCcXx×Vv☆★*]{1,2}|[+\-−]?\d{1,2}\s|\d{1,2}\s*分\s*)(?=\s*(?:\d{1,3}\s*[.．、)）](?!\d)|[（(【\[〔［]\s*\d|第|(?:Q|No\.?|Question|Problem|Exercise|Ex\.?)\s*\d|[①-⑳]))"
+# (「+2 第3题」, "-2 Ex. 1", "3/5 12.", 「4⑥」, "8 7.") or a score note that lost its brackets (「3分Exercise1」).
+_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|(?:[√○◯OoCcXx×Vv☆★*]{1,2}|[+\-−]?\d{1,2}(?:\s*/\s*\d{1,2})?\s|\d{1,2}\s*分\s*)(?=\s*(?:\d{1,3}\s*[.．、)）](?!\d)|[（(【\[〔［]\s*\d|第|(?:Q|No\.?|Question|Problem|Exercise|Ex\.?)\s*\d|[①-⑳]))"
                            r"|\d{1,2}\s*(?=[①-⑳]))\s*")
 
 _UNDERSCORES = re.compile(r"[_＿]{2,}|(?<=\s)[_＿](?=\s)|(?<=[\u4e00-\u9fff])[_＿](?=[\u4e00-\u9fff])")
@@ -176,7 +176,8 @@ def without_working(text: str) -> str:
     rest = text[end + 1:]
     if end < 0 or not re.search(r"\w", rest):
         return text
-    written = reads_as_working(rest) or (text[end] != "." and _BARE_ANSWER.match(rest) is not None)
+    decimal = text[end] == "." and not rest[:1].isspace()  # 3.14, not "…2010. 5"
+    written = reads_as_working(rest) or (not decimal and _BARE_ANSWER.match(rest) is not None)
     return text[:end + 1] if written else text
 
 
@@ -194,7 +195,7 @@ def stem_asks(text: str) -> bool:
     """The problem's stem asks by itself and has ended (「…有几个电子？」, 「写出…。」): its
     sub-questions then say how to answer it, and the bank keeps the stem. A stem of givens
     (「已知…宽是 6 厘米。」) asks in its sub-questions."""
-    stem = strip_number(text).strip()
+    stem = without_working(strip_number(text)).strip()  # a score the teacher wrote after it: 「？8/10」
     return reads_as_question(stem) and ends_sentence(stem)
 
 

@@ -671,7 +671,9 @@ def test_a_line_left_on_an_equals_sign_after_its_number_stays_with_its_problem()
                                         ("第一次世界大战爆发于哪一年?（3分) 921918", "第一次世界大战爆发于哪一年?（3分)"),
                                         ("它的周长是多少厘米？（π 取 3.14）", "它的周长是多少厘米？（π 取 3.14）"),
                                         ("现价是多少元？ 160", "现价是多少元？"), ("水的沸点是多少摄氏度？100℃", "水的沸点是多少摄氏度？"),
-                                        ("What is 3 + 4? 7 marks", "What is 3 + 4? 7 marks"), ("", "")])
+                                        ("What is 3 + 4? 7 marks", "What is 3 + 4? 7 marks"), ("", ""),
+                                        ("I have lived here ___ 2010. 5", "I have lived here ___ 2010."),
+                                        ("取 π = 3.14", "取 π = 3.14")])
 def test_working_after_the_end_is_cut_off_and_nothing_else(text, kept):
     assert without_working(text) == kept
 
@@ -784,8 +786,9 @@ def test_a_number_alone_on_its_row_keeps_the_sub_questions_below_with_their_prob
 
 
 @pytest.mark.parametrize("line, rest", [("☆ 10. What is the past tense of \"go\"?", "What is the past tense of \"go\"?"),
-                                        ("★18.解方程：x²-5x+6=0", "解方程：x²-5x+6=0")])
-def test_a_star_drawn_before_the_number_is_a_mark(line, rest):
+                                        ("★18.解方程：x²-5x+6=0", "解方程：x²-5x+6=0"),
+                                        ("3/5 12. 常温（25 ℃）下纯水的 pH 是多少？", "常温（25 ℃）下纯水的 pH 是多少？")])
+def test_a_star_or_a_score_written_before_the_number_is_a_mark(line, rest):
     assert strip_number(strip_ticks(line)) == rest
 
 
@@ -803,3 +806,13 @@ def test_a_figures_axis_label_is_no_problem():
              box("↑y", 260, 560, 60), box("0", 270, 640, 20),
              box("11.写出碳在氧气中不充分燃烧的化学方程式。(本题10分)", 120, 900, 740)]
     assert arrange_page(boxes, SIZE).text == "What is the past tense of \"go\"?"
+
+
+def test_sub_questions_from_one_under_bracketed_problem_numbers_belong_to_their_problem():
+    rows = [("(13) 呼吸作用的主要场所是哪里?", 320), ("(1) 说明理由；", 340), ("(2) 写出答案。", 340),
+            ("(14)地球自转的方向是怎样的？8/10", 300), ("(1) 列出算式；", 340), ("A、左心室 B、细胞核", 340),
+            ("(2) 求出结果并作答。", 340), ("(15) 世界上面积最大的大洲是哪个?", 330)]
+    boxes = [box(text, x, 380 + 55 * i, 500) for i, (text, x) in enumerate(rows)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "地球自转的方向是怎样的？"
+    assert [b.numbered for b in find_blocks(boxes, SIZE)] == [True, True, True]
