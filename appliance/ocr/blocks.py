@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.problem_text import (TOP_LEVEL, bracketed_number, brackets_number_problems, ends_question,
                                        ends_sentence, ends_with_score, is_caption, is_header, is_label,
-                                       is_label_after, is_mark, is_options, is_options_or_data, is_score_only,
-                                       is_scribble, is_stray, reads_as_question, reads_as_working,
-                                       speaks_of_figure, starts_answer, starts_problem, starts_sub_questions, stem_asks,
-                                       strip_number, strip_ticks, without_working)
+                                       is_label_after, is_mark, is_number_alone, is_options, is_options_or_data,
+                                       is_score_only, is_scribble, is_stray, reads_as_question, reads_as_working,
+                                       speaks_of_figure, starts_answer, starts_problem, starts_sub_questions,
+                                       stem_asks, strip_number, strip_ticks, without_working)
 from appliance.ocr.result import OcrLine
 
 
@@ -467,6 +467,7 @@ def continues_bracket(above: str, line: str) -> bool:
 
 
 def leaves_bracket_open(text: str) -> bool:
+    """The text opens more brackets than it closes (a given wrapped onto the next line)."""
     return text.count("(") + text.count("（") > text.count(")") + text.count("）")
 
 
@@ -480,14 +481,13 @@ def continues_quantity(above: str, line: str) -> bool:
 def _top_level_number(text: str) -> bool:
     """A problem number of the top level, not a section heading ("一、计算题"); a number alone
     on its row ("Question 15:") counts, though its row is a label of no problem."""
-    return TOP_LEVEL.match(text) is not None and (not is_header(text) or not strip_number(text).strip(" :：.．-—_"))
+    return TOP_LEVEL.match(text) is not None and (not is_header(text) or is_number_alone(text))
 
 
 def _bare_number(rows: list[Row], sub_questions_start: bool) -> bool:
     """A block that is one row holding a problem number and nothing else ("(10)", "Q21."):
     a mark drawn round the number can make the detector read it apart from its line."""
-    return len(rows) == 1 and starts_problem(rows[0].text, sub_questions_start) \
-        and not strip_number(rows[0].text).strip(" :：.．-—_")
+    return len(rows) == 1 and starts_problem(rows[0].text, sub_questions_start) and is_number_alone(rows[0].text)
 
 
 def continues(previous: Block, block: Block, unit: float, params: BlockParams) -> bool:

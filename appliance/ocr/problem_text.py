@@ -122,14 +122,18 @@ def brackets_number_problems(top_level: int, bracketed: list[int]) -> bool:
 _NOTE_FIRST = re.compile(rf"^\s*{_SCORE_NOTE}\s*(?=[\u4e00-\u9fffA-Za-z])", re.IGNORECASE)
 
 
+def is_number_alone(line: str) -> bool:
+    """The line is a problem number or label with nothing after it ("Q21.", 「第一题（5分）」)."""
+    return not strip_number(line).strip(" :：.．-—_")
+
+
 def is_header(line: str) -> bool:
     """A line that belongs to no problem: a title, a name/class line, a section heading,
     or a label alone ("第一题（5分）", "Question 1", "Homework 3")."""
     text = line.strip()
     if not text:
         return False
-    rest = strip_number(text)
-    if not rest.strip(" :：.．-—_"):  # a number or label with nothing after it
+    if is_number_alone(text):
         return True
     if (_SECTION.match(text) and len(text) <= 24) or _SECTION_LABEL.match(text):
         return True
@@ -315,6 +319,10 @@ def strip_ticks(line: str) -> str:
     return _LEADING_TICK.sub("", _TRAILING_TICK.sub("", line))
 
 
+# A score note after the question's end, with something after it on the line.
+_SCORE_AFTER_END = re.compile(rf"(?<=[?？。!！])\s*{_SCORE_NOTE}", re.IGNORECASE)
+
+
 def strip_number(text: str) -> str:
     """The problem without its leading number and its score note (before or after it)."""
     prefix = number_prefix(text)
@@ -327,10 +335,6 @@ def strip_number(text: str) -> str:
     while (score := SCORE_AT_END.search(rest)):
         rest = rest[:score.start()]
     return rest.lstrip(" :：.．、")
-
-
-# A score note after the question's end, with something after it on the line.
-_SCORE_AFTER_END = re.compile(rf"(?<=[?？。!！])\s*{_SCORE_NOTE}", re.IGNORECASE)
 
 
 def blanks(text: str) -> str:

@@ -68,8 +68,7 @@ def candidates(blocks: list[Block], params: SelectParams) -> list[Block]:
     know, a caption) is not a problem while a numbered one is in frame, unless it reads as
     a question (:func:`reads_as_question`): a problem whose number was not read (a circle
     drawn round it, a faint print)."""
-    problems = [b for b in blocks if not b.header and len(problem_text(b).replace(" ", "")) >= params.min_chars
-                and _SAYS.search(problem_text(b))]
+    problems = [b for b in blocks if not b.header and says_something(problem_text(b), params)]
     complete = [b for b in problems if not b.cut]
     numbered = [b for b in complete if b.numbered or reads_as_question(b.text)]
     if not any(b.numbered for b in numbered):
@@ -102,6 +101,11 @@ def _centre_beside(block: Block, page: list[Block], width: int) -> bool:
     x0, _, x1, _ = block.bounds
     return any(o.bounds[0] <= width / 2 <= o.bounds[2] and (o.bounds[2] <= x0 or o.bounds[0] >= x1)
                for o in page if o is not block)
+
+
+def says_something(text: str, params: SelectParams) -> bool:
+    """Enough text (``min_chars``: not a page number or a stray letter) that is not figures alone."""
+    return len(text.replace(" ", "")) >= params.min_chars and _SAYS.search(text) is not None
 
 
 def _holds_centre(block: Block, size: tuple[int, int]) -> bool:
