@@ -1,6 +1,8 @@
 """Recognised boxes → blocks: one block per printed problem or header, in reading order.
 
-1. Marks (a tick, a cross, a circled number standing apart) are set aside.
+1. Marks (a tick, a cross, a circled number standing apart) are set aside, and so are a
+   figure's labels or a table's cells printed beside a problem's lines, unless the page
+   speaks of a figure or table.
 2. The page is cut into regions, XY-cut style: across wide empty bands (the space between
    problems), and down empty gutters (the columns of a two-column worksheet), so rows are
    never merged across columns.
@@ -52,6 +54,7 @@ class BlockParams:
     written_height: float = 1.6  # a short figure this many line heights tall is written by hand...
     written_ratio: float = 1.3  # ...as is one this much taller than the line it follows,
     written_gap: float = 0.3  # ...this many line heights after its end
+    figure_gap: float = 0.5  # labels this many line heights after a row's words are a figure beside it
     # A row after a finished sentence starts a problem whose number was not read when the
     # space above it is this share of the page's space between numbered problems...
     lost_number_share: float = 0.6
@@ -103,9 +106,11 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     if not boxes:
         return []
     unit = statistics.median(b.height for b in boxes)
+    figures_spoken_of = any(speaks_of_figure(b.text) for b in boxes)
     text_boxes = [b for b in boxes if not is_scribble(b.text) and not isolated_mark(b, boxes, unit, params)
                   and not trailing_stray(b, boxes, unit, params) and not written_after_the_end(b, boxes, size, params)
-                  and not other_column_at_side(b, boxes, size, unit, params)]
+                  and not other_column_at_side(b, boxes, size, unit, params)
+                  and (figures_spoken_of or not figure_beside(b, boxes, unit, params))]
     kept = text_boxes or boxes
     regions = xy_cut(kept, unit, params, page_gutters(kept, unit, params))
     lines = [merge_row(row)[0].text for r in regions for row in group_rows(r)]
@@ -318,6 +323,30 @@ def written_after_the_end(box: TextBox, boxes: list[TextBox], size: tuple[int, i
         return True
     at_right = "right" in sides_of(box, size, params.edge_margin)
     return at_right and ends_sentence(last) and not reads_as_question(box.text)
+
+
+def figure_beside(box: TextBox, boxes: list[TextBox], unit: float, params: BlockParams) -> bool:
+    """A figure's label or a table's cell printed beside a problem's lines: one of two or
+    more short pieces (:func:`is_label`) that end their row, set ``figure_gap`` line heights
+    or more after a line of words (「…它」 "x 0 1 2")."""
+    if not _labels(box):
+        return False
+    row = sorted((o for o in boxes if abs(o.centre_y - box.centre_y) <= 0.5 * max(o.height, box.height)),
+                 key=lambda o: o.left)
+    at = next(i for i, o in enumerate(row) if o is box)
+    if not all(map(_labels, row[at:])):
+        return False  # words after it: part of the line (「已知 x + 3 = 12，求 x。」)
+    first = at
+    while first > 0 and _labels(row[first - 1]):
+        first -= 1
+    if first == 0 or len(row) - first < 2:
+        return False
+    words = row[first - 1]
+    return len(words.text.strip()) >= 4 and row[first].left - _right(words) >= params.figure_gap * unit
+
+
+def _labels(box: TextBox) -> bool:
+    return is_label(box.text) and not is_options(box.text)
 
 
 def _right(box: TextBox) -> float:

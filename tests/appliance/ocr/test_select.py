@@ -816,3 +816,18 @@ def test_sub_questions_from_one_under_bracketed_problem_numbers_belong_to_their_
     layout = arrange_page(boxes, SIZE)
     assert layout.text == "地球自转的方向是怎样的？"
     assert [b.numbered for b in find_blocks(boxes, SIZE)] == [True, True, True]
+
+
+def test_a_table_printed_beside_a_problems_lines_is_left_out_unless_the_page_speaks_of_it():
+    def page(first_line: str) -> list:
+        return [box(first_line, 105, 560, 760),
+                *[box(cell, 910 + 60 * i, 565, 36) for i, cell in enumerate(["x", "0", "1", "2"])],
+                box("的平均速度是多少千米/时?", 210, 615, 570),
+                *[box(cell, 910 + 60 * i, 620, 36) for i, cell in enumerate(["y", "-1", "1", "3"])]]
+    assert arrange_page(page("(15) 一辆汽车2小时行驶了120千米，它"), SIZE).text == \
+        "一辆汽车2小时行驶了120千米，它的平均速度是多少千米/时?"
+    spoken_of = arrange_page(page("(15) 根据右表，一辆汽车2小时行驶了120千米，它"), SIZE).text
+    assert "x 0 1 2" in spoken_of
+    options = [box("9. 光合作用的场所是哪里？", 105, 560, 500),
+               *[box(option, 700 + 120 * i, 560, 90) for i, option in enumerate(["A. 叶", "B. 根", "C. 茎"])]]
+    assert "A. 叶" in arrange_page(options, SIZE).page_text
