@@ -6,6 +6,10 @@ line crop. A run of spaces over a stroke that runs along the lower part of the c
 blank to fill in (``____``); a digit after a letter or a bracket whose ink ends above the
 middle of the line's letters is a superscript, one whose ink starts below their middle a
 subscript.
+
+A blank's line also lies outside the boxes where the detector ended a box at it: between
+two boxes of a row, at the end of a row whose sentence runs on below, or at the start of
+one that goes on with the sentence above (:func:`blanks_beside`, on the page's pixels).
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from appliance.ocr.geometry import crop_line
+from appliance.ocr.problem_text import SCORE, is_mark
 from appliance.ocr.rec import STRIDE, Reading
 
 SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -26,7 +32,8 @@ BLANK = "____"
 @dataclass(frozen=True)
 class GlyphParams:
     min_blank_px: int = 40  # a blank is at least this wide in the 48-px crop (about one character)
-    underline_fill: float = 0.7  # share of a row's pixels across the gap that must be ink
+    letters_above: float = 0.3  # a blank's line has letters above at most this share of its length
+    between_share: float = 0.75  # between two characters read with a space, the line is this share of min_blank_px
     raised: float = 0.55  # a superscript's ink ends above this share of the letters' height (from the top)
     lowered: float = 0.45  # a subscript's ink starts below this share
 
@@ -99,7 +106,8 @@ def drawn_blanks(text: str, spans: list[tuple[int, int]], ink: np.ndarray, param
         j = i
         while j < len(text) and text[j] == " ":
             j += 1
-        if j < len(text) and underlined(ink, spans[i - 1][1], spans[j][0], params):
+        if j < len(text) and underlined(ink, spans[i - 1][1], spans[j][0], params,
+                                         least=int(params.between_share * params.min_blank_px)):
             out.append(f" {BLANK} ")
         else:
             out.append(text[i:j])
@@ -107,8 +115,209 @@ def drawn_blanks(text: str, spans: list[tuple[int, int]], ink: np.ndarray, param
     return "".join(out)
 
 
-def underlined(ink: np.ndarray, start: int, end: int, params: GlyphParams, wide: bool = False) -> bool:
-    if end - start < params.min_blank_px * (2 if wide else 1):
+def underlined(ink: np.ndarray, start: int, end: int, params: GlyphParams, wide: bool = False,
+               least: int | None = None) -> bool:
+    """A line drawn low across [start, end) (:func:`blank_row`), ``min_blank_px`` long, twice
+    that where no space was read at all, or ``least``."""
+    length = least if least is not None else params.min_blank_px * (2 if wide else 1)
+    return end > start and blank_row(ink, start, end, length, params) is not None
+
+
+def blank_row(ink: np.ndarray, start: int, end: int, least: int, params: GlyphParams) -> int | None:
+    """The row of :func:`blank_line`, or None."""
+    found = blank_line(ink, start, end, least, params)
+    return None if found is None else found[0]
+
+
+def blank_line(ink: np.ndarray, start: int, end: int, least: int,
+               params: GlyphParams) -> tuple[int, int, int] | None:
+    """(row, start, end) of a line drawn for a blank across [start, end) in the crop's lower
+    half: a run of ink ``least`` columns long or more, lying mostly in that window, with
+    letters above at most ``letters_above`` of its columns (an underlined word has letters
+    all along its line); None when there is none."""
+    rows = ink.shape[0]
+    for r in range(rows // 2, rows):
+        for run_start, run_end in _runs(ink[r]):
+            inside = min(run_end, end) - max(run_start, start)
+            if run_end - run_start < least or inside < 0.5 * (run_end - run_start):
+                continue
+            above = ink[:max(1, r - 3), run_start:run_end].any(axis=0)
+            if above.mean() <= params.letters_above:
+                return r, run_start, run_end
+    return None
+
+
+def _runs(row: np.ndarray) -> list[tuple[int, int]]:
+    """[start, end) of each run of ink along a row (breaks of 2 columns or less bridged)."""
+    cols = np.flatnonzero(row)
+    if cols.size == 0:
+        return []
+    breaks = np.flatnonzero(np.diff(cols) > 3)
+    starts = np.concatenate(([cols[0]], cols[breaks + 1]))
+    ends = np.concatenate((cols[breaks] + 1, [cols[-1] + 1]))
+    return list(zip(starts.tolist(), ends.tolist()))
+
+
+@dataclass(frozen=True)
+class BesideParams:
+    reach: float = 3.0  # a blank beside a box is looked for this many line heights past its end
+    least_gap: float = 0.3  # ...where the next box on its row stands at least this far (line heights)
+    gap_fill: float = 0.8  # between two boxes, the stroke spans at least this share of the gap
+    start_within: int = 30  # the blank's line starts this close to the box's edge (48-px scale)
+    paper_share: float = 0.65  # ink is darker than this share of the paper's brightness
+
+
+def blanks_beside(pixels: np.ndarray, quads: list[np.ndarray], texts: list[str], crops: list[np.ndarray],
+                  glyphs: GlyphParams = GlyphParams(), params: BesideParams = BesideParams()) -> list[str]:
+    """Texts with the blanks drawn as lines *outside* their boxes: the detector often ends a
+    box where a blank begins ("…an\":" ␣ "university", "I have lived here" ⏎ "2010."), so
+    no crop shows it. Looked for between two boxes of a row, after the last box of a row
+    whose sentence goes on below it, and before the first box of a row that goes on with
+    the sentence above it; never after a finished sentence (a line there is the answer's)."""
+    lines = [_Line.of(q) for q in quads]
+    out = list(texts)
+    for i, line in enumerate(lines):
+        text = texts[i].strip()
+        if not text:
+            continue
+        after, before = line.neighbours(lines, params.reach)
+        if after is not None and not _note_or_mark(texts[after]):
+            gap = lines[after].start - line.end
+            right = gap >= params.least_gap * line.height and blank_beside(
+                pixels, quads[i], gap, (crops[i], crops[after]), "right", glyphs, params)
+        elif after is None:
+            below = line.next_row(lines)
+            right = below is not None and not _ends_sentence(text) and blank_beside(
+                pixels, quads[i], params.reach * line.height, (crops[i], None), "right", glyphs, params)
+        else:
+            right = False
+        if right and not text.endswith("_") and not _ends_sentence(text) and len(text.replace(" ", "")) > 2:
+            out[i] = f"{out[i]} {BLANK}"
+        above = line.previous_row(lines) if before is None else None
+        if above is not None and not _ends_sentence(texts[above].strip() or ".") and not text.startswith("_") \
+                and blank_beside(pixels, quads[i], params.reach * line.height, (crops[i], None), "left",
+                                 glyphs, params):
+            out[i] = f"{BLANK} {out[i]}"
+    return out
+
+
+def _ends_sentence(text: str) -> bool:
+    return text[-1] in "？?。.！!）)"
+
+
+def _note_or_mark(text: str) -> bool:
+    """A score note or a mark after the line: a line before it is the answer's space."""
+    return SCORE.match(text) is not None or is_mark(text.strip())
+
+
+@dataclass(frozen=True)
+class _Line:
+    """A box in its own frame: along its text, across it."""
+    along: np.ndarray
+    across: np.ndarray
+    start: float
+    end: float
+    middle: float  # across
+    height: float
+
+    @classmethod
+    def of(cls, quad: np.ndarray) -> _Line:
+        tl, tr, br, bl = quad.astype(np.float64)
+        along = (tr - tl) / max(float(np.linalg.norm(tr - tl)), 1e-6)
+        across = np.array([-along[1], along[0]])
+        height = max(1.0, (float(np.linalg.norm(bl - tl)) + float(np.linalg.norm(br - tr))) / 2)
+        return cls(along, across, float(along @ ((tl + bl) / 2)), float(along @ ((tr + br) / 2)),
+                   float(across @ ((tl + tr + br + bl) / 4)), height)
+
+    def span(self, other: _Line) -> tuple[float, float, float]:
+        """Another box's start, end and middle in this box's frame."""
+        ends = [other.start * other.along + other.middle * other.across, other.end * other.along + other.middle * other.across]
+        along = sorted(float(self.along @ e) for e in ends)
+        return along[0], along[1], float(self.across @ ((ends[0] + ends[1]) / 2))
+
+    def neighbours(self, lines: list[_Line], reach: float) -> tuple[int | None, int | None]:
+        """The nearest boxes after and before this one on its row, within ``reach`` line heights."""
+        after = before = None
+        best_after = best_before = reach * self.height
+        for j, other in enumerate(lines):
+            start, end, middle = self.span(other)
+            if other is self or abs(middle - self.middle) > self.height / 2:
+                continue
+            if start >= self.end - self.height / 2 and start - self.end <= best_after:
+                after, best_after = j, start - self.end
+            elif end <= self.start + self.height / 2 and self.start - end <= best_before:
+                before, best_before = j, self.start - end
+        return after, before
+
+    def next_row(self, lines: list[_Line]) -> int | None:
+        """A box of the line below that this one's paragraph runs on to (0.7–1.8 line heights down, under it)."""
+        return self._row_at(lines, 1)
+
+    def previous_row(self, lines: list[_Line]) -> int | None:
+        return self._row_at(lines, -1)
+
+    def _row_at(self, lines: list[_Line], direction: int) -> int | None:
+        """The nearest box on the line below (direction 1) or above (-1) that overlaps this one."""
+        best, nearest = None, 1.8 * self.height
+        for j, other in enumerate(lines):
+            start, end, middle = self.span(other)
+            down = (middle - self.middle) * direction
+            if other is not self and 0.7 * self.height <= down <= nearest and start < self.end and end > self.start:
+                best, nearest = j, down
+        return best
+
+
+def blank_beside(pixels: np.ndarray, quad: np.ndarray, length: float, crops: tuple, side: str,
+                 glyphs: GlyphParams, params: BesideParams) -> bool:
+    """A blank's line in the strip of the page right after (or before) the box: a dark line
+    along its lower half from the box's edge, ``min_blank_px`` long (48-px scale), or across
+    the gap to the next box, with clear paper above it; not a line that runs on under the
+    box's own letters or the next box's (an underline, ruled paper)."""
+    tl, tr, br, bl = quad.astype(np.float32)
+    height = float(_Line.of(quad).height)
+    length = min(length, params.reach * height)
+    step = (tr - tl) / max(float(np.linalg.norm(tr - tl)), 1e-6) * length
+    strip = np.array([tr, tr + step, br + step, br] if side == "right" else [tl - step, tl, bl, bl - step])
+    if not _inside(strip, pixels.shape):
         return False
-    lower = ink[ink.shape[0] // 2:, start:end]
-    return bool((lower.mean(axis=1) >= params.underline_fill).any())
+    own, other = crops
+    ink = dark(crop_line(pixels, strip, own.shape[0]), params)
+    if side == "left":
+        ink = ink[:, ::-1]
+    least = glyphs.min_blank_px if other is None else max(10, int(params.gap_fill * ink.shape[1]))
+    found = blank_line(ink, 0, ink.shape[1], least, glyphs)
+    if found is None or found[1] > params.start_within:
+        return False
+    row, run_start, _ = found
+    side_above = ink[:max(1, row - 3), max(0, run_start - 2):run_start + 3].any(axis=1).mean()
+    if side_above >= 0.6:  # the line is a drawn box's bottom edge (an answer box), not a blank
+        return False
+    own_ink = dark(own, params)
+    edge = own_ink[:, -glyphs.min_blank_px:] if side == "right" else own_ink[:, :glyphs.min_blank_px][:, ::-1]
+    runs_on = _runs_to_edge(edge, row, from_end=True)
+    if other is not None:
+        runs_on = runs_on or _runs_to_edge(dark(other, params)[:, :glyphs.min_blank_px], row, from_end=False)
+    return not runs_on
+
+
+def _runs_to_edge(ink: np.ndarray, row: int, from_end: bool) -> bool:
+    """A line at ``row`` (± 2) that reaches the crop's edge next to the strip and runs half
+    its width into it: the blank's line goes on under the letters."""
+    band = ink[max(0, row - 2):row + 3]
+    width = band.shape[1]
+    for r in band:
+        for start, end in _runs(r):
+            at_edge = end >= width - 3 if from_end else start <= 3
+            if at_edge and end - start >= width // 2:
+                return True
+    return False
+
+
+def _inside(quad: np.ndarray, shape: tuple[int, ...]) -> bool:
+    return bool((quad[:, 0] >= 0).all() and (quad[:, 0] < shape[1]).all()
+                and (quad[:, 1] >= 0).all() and (quad[:, 1] < shape[0]).all())
+
+
+def dark(crop: np.ndarray, params: BesideParams) -> np.ndarray:
+    gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
+    return gray < params.paper_share * float(np.percentile(gray, 90))

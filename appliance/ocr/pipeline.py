@@ -25,7 +25,7 @@ from appliance.ocr.cls import AngleClassifier, is_sideways, reads_better_turned
 from appliance.ocr.det import DetParams, TextDetector
 from appliance.ocr.det_int8 import int8_model
 from appliance.ocr.geometry import crop_line, rotate_page
-from appliance.ocr.glyphs import refine
+from appliance.ocr.glyphs import blanks_beside, refine
 from appliance.ocr.image import DecodedImage
 from appliance.ocr.layout import LayoutParams, TextBox, cut_by_frame
 from appliance.ocr.page import arrange_page
@@ -154,7 +154,8 @@ class PpOcrPipeline:
             return PageText("", (), stage_ms={**watch.stages, "cls": 0.0, "rec": 0.0, "layout": 0.0})
         watch.lap("rec")
         readings = [refine(r, crop) for r, crop in zip(readings, page.crops)]  # blanks, x², a₁
-        boxes = [TextBox(r.text, r.confidence, q) for r, q in zip(readings, page.quads)]
+        texts = blanks_beside(page.pixels, page.quads, [r.text for r in readings], page.crops)
+        boxes = [TextBox(t, r.confidence, q) for t, r, q in zip(texts, readings, page.quads)]
         layout = arrange_page(boxes, (page.pixels.shape[1], page.pixels.shape[0]), self.layout)
         watch.lap("layout")
         return PageText(layout.text, layout.lines, layout.confidence, layout.dropped + page.cut, page.rotation,

@@ -60,3 +60,66 @@ def test_spaces_over_blank_paper_stay_spaces():
     ink(image, (10, 38), (200, 230))
     reading = Reading("He  to", 0.9, (step(16), step(34), step(90), step(150), step(206), step(224)))
     assert refine(reading, image).text == "He  to"
+
+
+def test_a_short_line_read_as_one_space_is_a_blank():
+    # The recogniser's steps put the space's neighbours close; the line reaches under the next one.
+    image = crop(320)
+    ink(image, (10, 32), (10, 40))  # "He"
+    ink(image, (35, 37), (49, 98))  # the line to write on
+    ink(image, (10, 32), (100, 130))  # "to"
+    reading = Reading("He to", 0.9, (step(16), step(34), step(60), step(96), step(124)))
+    assert refine(reading, image).text == "He ____ to"
+
+
+def test_an_underlined_phrase_has_no_blank():
+    image = crop(320)
+    ink(image, (10, 32), (10, 40))
+    ink(image, (10, 32), (100, 130))
+    ink(image, (35, 37), (8, 132))  # a line under both words and the space between them
+    reading = Reading("He to", 0.9, (step(16), step(34), step(60), step(96), step(124)))
+    assert refine(reading, image).text == "He to"
+
+
+
+
+def page_with_boxes() -> tuple[np.ndarray, list[np.ndarray]]:
+    """A page with two lines of one sentence: "Fill in: " ␣ "apple" on the first, "and more" below."""
+    page = np.full((400, 900, 3), 235, np.uint8)
+    quads = [np.array([[x0, y0], [x1, y0], [x1, y0 + 40], [x0, y0 + 40]], np.float32)
+             for x0, x1, y0 in ((100, 300, 100), (420, 560, 100), (100, 340, 150))]
+    for quad in quads:  # letters in each box
+        x0, y0 = quad[0]
+        x1 = quad[1][0]
+        page[int(y0) + 8:int(y0) + 30, int(x0) + 4:int(x1) - 4:14] = 30
+    return page, quads
+
+
+def beside(page: np.ndarray, quads: list[np.ndarray], texts: list[str]) -> list[str]:
+    from appliance.ocr.geometry import crop_line
+    from appliance.ocr.glyphs import blanks_beside
+
+    crops = [crop_line(page, q, 48) for q in quads]
+    return blanks_beside(page, quads, texts, crops)
+
+
+def test_a_line_drawn_between_two_boxes_of_a_row_is_a_blank():
+    page, quads = page_with_boxes()
+    page[134:137, 308:414] = 30  # the line to write on, in the gap between the first two boxes
+    assert beside(page, quads, ["Fill in:", "apple", "and more"]) == ["Fill in: ____", "apple", "and more"]
+
+
+def test_a_gap_of_bare_paper_a_box_or_a_finished_sentence_has_no_blank():
+    page, quads = page_with_boxes()
+    texts = ["Fill in:", "apple", "and more"]
+    assert beside(page, quads, texts) == texts  # paper only
+    boxed = page.copy()
+    boxed[104:137, 306:309] = 30  # an answer box across the gap: its left side and its bottom edge
+    boxed[134:137, 306:416] = 30
+    assert beside(boxed, quads, texts) == texts
+    lined = page.copy()
+    lined[134:137, 308:414] = 30
+    assert beside(lined, quads, ["What is it?", "apple", "and more"])[0] == "What is it?"  # the answer's line
+    ruled = page.copy()
+    ruled[134:137, 40:880] = 30  # ruled paper: the line runs under the letters too
+    assert beside(ruled, quads, texts) == texts
