@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from appliance.ocr.geometry import crop_line
-from appliance.ocr.problem_text import SCORE, is_mark
+from appliance.ocr.problem_text import SCORE, ends_sentence, is_mark
 from appliance.ocr.rec import STRIDE, Reading
 
 SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -186,23 +186,18 @@ def blanks_beside(pixels: np.ndarray, quads: list[np.ndarray], texts: list[str],
             right = gap >= params.least_gap * line.height and blank_beside(
                 pixels, quads[i], gap, (crops[i], crops[after]), "right", glyphs, params)
         elif after is None:
-            below = line.next_row(lines)
-            right = below is not None and not _ends_sentence(text) and blank_beside(
+            right = line.next_row(lines) is not None and not ends_sentence(text) and blank_beside(
                 pixels, quads[i], params.reach * line.height, (crops[i], None), "right", glyphs, params)
         else:
             right = False
-        if right and not text.endswith("_") and not _ends_sentence(text) and len(text.replace(" ", "")) > 2:
+        if right and not text.endswith("_") and not ends_sentence(text) and len(text.replace(" ", "")) > 2:
             out[i] = f"{out[i]} {BLANK}"
         above = line.previous_row(lines) if before is None else None
-        if above is not None and not _ends_sentence(texts[above].strip() or ".") and not text.startswith("_") \
+        if above is not None and not ends_sentence(texts[above].strip() or ".") and not text.startswith("_") \
                 and blank_beside(pixels, quads[i], params.reach * line.height, (crops[i], None), "left",
                                  glyphs, params):
             out[i] = f"{BLANK} {out[i]}"
     return out
-
-
-def _ends_sentence(text: str) -> bool:
-    return text[-1] in "？?。.！!）)"
 
 
 def _note_or_mark(text: str) -> bool:
