@@ -69,6 +69,7 @@ class MicroBatcher(Generic[Item, Result]):
         max_queue: int = 256,
         on_batch: Callable[[int], None] | None = None,
         shared_faults: tuple[type[Exception], ...] = (),
+        workers: int = 1,
     ):
         self._run_batch = run_batch
         #: Errors that are the shared resource's fault (a full disk, a locked database), never
@@ -82,8 +83,12 @@ class MicroBatcher(Generic[Item, Result]):
         self.stats = BatchStats()
         self._last_success = -math.inf
         self._stopping = threading.Event()
-        self._worker = threading.Thread(target=self._loop, name=f"batcher-{name}", daemon=True)
-        self._worker.start()
+        # ``workers`` threads each gather and run batches, so one batch never waits for another
+        # (an engine that runs on several cores at once: ONNX Runtime on the CPU).
+        self._workers = [threading.Thread(target=self._loop, name=f"batcher-{name}-{n}", daemon=True)
+                         for n in range(workers)]
+        for worker in self._workers:
+            worker.start()
 
     @property
     def depth(self) -> int:
@@ -134,7 +139,8 @@ class MicroBatcher(Generic[Item, Result]):
     def close(self) -> None:
         """Finish what is queued, then stop the worker."""
         self._stopping.set()
-        self._worker.join(timeout=30)
+        for worker in self._workers:
+            worker.join(timeout=30)
 
     def _loop(self) -> None:
         while not (self._stopping.is_set() and self._queue.empty()):

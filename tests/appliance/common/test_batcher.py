@@ -169,3 +169,34 @@ def test_a_shared_fault_reaches_the_caller_as_it_is_never_as_one_items_fault():
     with pytest.raises(DiskFull):
         batcher.submit("b")
     batcher.close()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_workers_run_batches_side_by_side(workers):
+    """With two workers a second batch starts while the first still runs; with one it waits."""
+    running, most = [0], [0]
+    lock = threading.Lock()
+    first_started = threading.Event()
+
+    def run(items):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        first_started.set()
+        time.sleep(0.2)
+        with lock:
+            running[0] -= 1
+        return items
+
+    batcher = MicroBatcher(run, "t", max_batch=1, max_wait_ms=0, workers=workers)
+    results = []
+    first = threading.Thread(target=lambda: results.append(batcher.submit(1)))
+    first.start()
+    assert first_started.wait(5)
+    second = threading.Thread(target=lambda: results.append(batcher.submit(2)))
+    second.start()
+    first.join()
+    second.join()
+    batcher.close()
+    assert sorted(results) == [1, 2]
+    assert most[0] == workers
