@@ -21,6 +21,8 @@ class ApplianceMetrics:
         self.total_ms = Histogram("eduqa_ask_milliseconds", "Time per ask, end to end in the service", ["kind"], buckets=_MS_BUCKETS, registry=r)
         self.batch_size = Histogram("eduqa_batch_size", "Items per engine batch", ["engine"], buckets=_BATCH_BUCKETS, registry=r)
         self.queue_depth = Gauge("eduqa_queue_depth", "Items waiting for an engine batch", ["engine"], registry=r)
+        self.ocr_reads = Counter("eduqa_ocr_reads", "Photos read, whole or centre-first (photos were waiting)", ["reading"], registry=r)
+        self.ocr_unread = Counter("eduqa_ocr_lines_unread", "Lines found on photos read centre-first and not read", registry=r)
         self.cache = Counter("eduqa_cache_lookups", "Cache lookups, by cache and result", ["cache", "result"], registry=r)
         self.serving = ServingCollector()
         r.register(self.serving)
@@ -31,6 +33,10 @@ class ApplianceMetrics:
         self.total_ms.labels(kind).observe(total_ms)
         for stage, ms in stage_ms.items():
             self.stage_ms.labels(stage).observe(ms)
+
+    def record_photo_read(self, unread: int) -> None:
+        self.ocr_reads.labels("centre_first" if unread else "whole").inc()
+        self.ocr_unread.inc(unread)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -281,6 +281,8 @@ class AskService:
         for stage, ms in result.stage_ms.items():
             watch.stages[f"ocr_{stage}"] = ms
         watch.lap("ocr")
+        if not result.cached:
+            self.metrics.record_photo_read(result.unread)
         self.photos.save(photo)
         if result.empty:
             return self._unreadable_photo(result, client, watch)

@@ -18,7 +18,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from appliance.bench.serving import bench_data_dir, our_server, prepare_bank, free_port, running
+from appliance.bench.serving import bench_data_dir, our_server, prepare_bank, free_port, running, scrape
 from appliance.asklog.log import AskLog, UnknownAskError
 from appliance.config import Config
 from appliance.db.store import Store
@@ -111,6 +111,9 @@ def missing_asks(config: Config, ask_ids: list[int]) -> int:
     return missing
 
 
+READ_SERIES = ('eduqa_ocr_reads_total{reading="centre_first"}', "eduqa_ocr_lines_unread_total")
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else float("nan")
@@ -127,7 +130,9 @@ def run_classroom_burst(config: Config, photos: list[bytes], clients: int = 40, 
         with running(our_server(bench_config, port), port):
             single_photos(port, photos, 3, rng)  # warm-up: models loaded, first-call costs paid
             alone = single_photos(port, photos, singles, rng)
+            before = scrape(port, *READ_SERIES)
             crowd = burst(port, photos, clients, window_s, rng)
+            after = scrape(port, *READ_SERIES)
         missing = missing_asks(bench_config, alone.ask_ids + crowd.ask_ids)
     single_median = statistics.median(alone.ms) if alone.ms else float("nan")
     p95 = percentile(crowd.ms, 0.95)
@@ -139,7 +144,11 @@ def run_classroom_burst(config: Config, photos: list[bytes], clients: int = 40, 
         "max_ms": round(max(crowd.ms), 1) if crowd.ms else None,
         "single_photo_median_ms": round(single_median, 1),
         "p95_over_single_median": round(p95 / single_median, 2) if alone.ms and crowd.ms else None,
-        "missing_from_log": missing, "load_average": [round(v, 2) for v in os.getloadavg()],
+        "missing_from_log": missing,
+        # Burst photos read centre-first (photos were waiting) and the lines they left unread.
+        "read_centre_first": int(after[READ_SERIES[0]] - before[READ_SERIES[0]]),
+        "lines_unread": int(after[READ_SERIES[1]] - before[READ_SERIES[1]]),
+        "load_average": [round(v, 2) for v in os.getloadavg()],
         # Where the time went (medians of the cards' stage_ms; "ocr" includes the wait for the reader).
         "burst_stage_p50_ms": crowd.stage_medians(), "single_stage_p50_ms": alone.stage_medians(),
     }

@@ -210,17 +210,27 @@ def _record(result: LoadResult, lock: threading.Lock, status: int, payload: byte
             result.other += 1
 
 
+def scrape(port: int, *series: str) -> dict[str, float]:
+    """The values of the named ``series`` (name with its labels, as /metrics writes them); 0 for one not there."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", "/metrics")
+        text = conn.getresponse().read().decode()
+    finally:
+        conn.close()
+    values = dict.fromkeys(series, 0.0)
+    for line in text.splitlines():
+        name, _, value = line.rpartition(" ")
+        if name in values:
+            values[name] = float(value)
+    return values
+
+
 def batch_totals(port: int) -> tuple[float, float]:
     """(items, batches) the encoder batcher has run so far, read from /metrics."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    conn.request("GET", "/metrics")
-    text = conn.getresponse().read().decode()
-    values = {}
-    for line in text.splitlines():
-        for name in ("eduqa_batch_size_sum", "eduqa_batch_size_count"):
-            if line.startswith(name + '{engine="encoder"}'):
-                values[name] = float(line.rsplit(" ", 1)[1])
-    return values.get("eduqa_batch_size_sum", 0.0), values.get("eduqa_batch_size_count", 0.0)
+    items, batches = 'eduqa_batch_size_sum{engine="encoder"}', 'eduqa_batch_size_count{engine="encoder"}'
+    values = scrape(port, items, batches)
+    return values[items], values[batches]
 
 
 @contextmanager
@@ -243,7 +253,8 @@ def write_bench_config(config: Config, path: Path) -> None:
         f"[ocr]\nqueue_max = {config.ocr.queue_max}\ndeadline_s = {config.ocr.deadline_s}\n"
         f"det_max_side = {config.ocr.det_max_side}\nthreads = {config.ocr.threads}\n"
         f"rec_threads = {config.ocr.rec_threads}\n"
-        f"busy_queue = {config.ocr.busy_queue}\ndet_max_side_busy = {config.ocr.det_max_side_busy}\n",
+        f"busy_queue = {config.ocr.busy_queue}\ndet_max_side_busy = {config.ocr.det_max_side_busy}\n"
+        f"centre_first_queue = {config.ocr.centre_first_queue}\n",
         encoding="utf-8",
     )
 

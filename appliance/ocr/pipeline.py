@@ -48,6 +48,7 @@ class PageText:
     stage_ms: dict[str, float] = field(default_factory=dict)
     page_text: str = ""  # everything read; ``text`` is the problem chosen from it
     choices: tuple[str, ...] = ()  # problems with equal claim (the student picks)
+    unread: int = 0  # lines found and never read (a busy reader read the page centre-first)
 
 
 class OcrPipeline(Protocol):

@@ -30,10 +30,12 @@ from pathlib import Path
 
 from appliance.common.batcher import MicroBatcher
 
+from appliance.ocr.centre_first import CentreFirstParams, plan_reading
 from appliance.ocr.errors import OcrBackendUnavailable
 from appliance.ocr.fair import FairTurns
 from appliance.ocr.image import ImageLimits, check_size, decode_photo, enable_heic, header_pixels, read_photo_file
-from appliance.ocr.pipeline import BackendFactory, OcrPipeline, PpOcrPipeline, turned
+from appliance.ocr.pipeline import BackendFactory, FoundLines, OcrPipeline, PageText, PpOcrPipeline, turned
+from appliance.ocr.rec import PaddedLines, Reading
 from appliance.ocr.result import STAGES, OcrResult
 from appliance.ocr.settings import OcrSettings
 
@@ -43,7 +45,8 @@ log = logging.getLogger(__name__)
 class OcrReader:
     def __init__(self, pipeline: OcrPipeline, limits: ImageLimits = ImageLimits(), cache_size: int = 256,
                  queue_max: int = 48, deadline_s: float = 20.0, rec_batch_wait_ms: float = 5.0,
-                 per_client_max: int = 2, busy_queue: int = 0, det_max_side_busy: int = 0):
+                 per_client_max: int = 2, busy_queue: int = 0, det_max_side_busy: int = 0,
+                 centre_first_queue: int = 0, centre_first: CentreFirstParams | None = None):
         self.pipeline = pipeline
         self.limits = limits
         self.cache_size = cache_size
@@ -52,17 +55,23 @@ class OcrReader:
         # With ``busy_queue`` or more photos waiting, detect on ``det_max_side_busy`` (0: never).
         self.busy_queue = busy_queue
         self.det_max_side_busy = det_max_side_busy
+        # With ``centre_first_queue`` or more other photos in flight (0: never), a page is read
+        # from its centre outwards and no further than its framed problem needs (:mod:`centre_first`).
+        self.centre_first_queue = centre_first_queue
+        self.centre_first = centre_first or CentreFirstParams()
+        self._in_flight = 0  # photos between their turn's request and their result
+        self._in_flight_lock = threading.Lock()
+        self._recognising = 0  # rec batcher workers running a batch
         self._cache: OrderedDict[str, OcrResult] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._turns = FairTurns(queue_max, per_client_max)
         self.heic = enable_heic()
         recognizer = getattr(pipeline, "recognizer", None)
         self.rec_batcher = None if recognizer is None or not hasattr(pipeline, "find_lines") else MicroBatcher(
-            # one item a photo's lines, read in batches of that photo alone; on several cores
-            # only while no other photo is being detected
-            lambda photos: recognizer.read_photos(photos, parallel=self._turns.idle), "ocr-rec", max_batch=16,
-            max_wait_ms=rec_batch_wait_ms,
-            max_queue=64 * max(1, queue_max))
+            # one item a photo's lines, read in batches of that photo alone; as many workers as
+            # the recogniser has threads, so photos queued for recognition use every core
+            self._recognise, "ocr-rec", max_batch=16, max_wait_ms=rec_batch_wait_ms,
+            max_queue=64 * max(1, queue_max), workers=getattr(recognizer, "threads", 1))
 
     @classmethod
     def open(cls, settings: OcrSettings = OcrSettings(), backend_factory: BackendFactory | None = None) -> OcrReader:
@@ -70,7 +79,7 @@ class OcrReader:
         None: ONNX Runtime."""
         return cls(open_pipeline(settings, backend_factory), settings.limits, settings.cache_size, settings.queue_max,
                    settings.deadline_s, settings.rec_batch_wait_ms, settings.per_client_max,
-                   settings.busy_queue, settings.det_max_side_busy)
+                   settings.busy_queue, settings.det_max_side_busy, settings.centre_first_queue)
 
     @property
     def backend(self) -> str:
@@ -109,6 +118,15 @@ class OcrReader:
         return self.read(read_photo_file(path, self.limits))
 
     def _read(self, photo: bytes, sha256: str, deadline: float, client: str, pixels: int) -> OcrResult:
+        with self._in_flight_lock:
+            self._in_flight += 1
+        try:
+            return self._read_in_turn(photo, sha256, deadline, client, pixels)
+        finally:
+            with self._in_flight_lock:
+                self._in_flight -= 1
+
+    def _read_in_turn(self, photo: bytes, sha256: str, deadline: float, client: str, pixels: int) -> OcrResult:
         with self._turns.turn(client, pixels, deadline):  # decoding too: one full-size photo in memory at a time
             started = time.perf_counter()
             image = decode_photo(photo, self.limits)
@@ -117,22 +135,65 @@ class OcrReader:
                 page = self.pipeline.read(image)
             else:
                 lines = self.pipeline.find_lines(image, self._det_side())
+                centre_first = 0 < self.centre_first_queue <= self._others_in_flight()
         if self.rec_batcher is not None:
-            timeout = max(0.0, deadline - time.monotonic())
-            readings = self.rec_batcher.submit(lines.crops, timeout) if lines.crops else []
-            if lines.unsure:  # which way up is told by reading the page both ways
-                other_way = self.rec_batcher.submit(turned(lines.crops), max(0.0, deadline - time.monotonic()))
-                lines, readings = self.pipeline.settle(lines, readings, other_way)
-            page = self.pipeline.finish(lines, readings)
+            if centre_first and lines.crops and not lines.unsure:
+                page = self._read_centre_first(lines, deadline)
+            else:
+                page = self._read_whole(lines, deadline)
         result = OcrResult(
             text=page.text, confidence=page.confidence, lines=page.lines,
             stage_ms=ordered_stages({"decode": decode_ms, **page.stage_ms}), sha256=sha256,
             backend=self.pipeline.name, rotation=page.rotation, dropped=page.dropped,
             image_size=image.source_size, page_text=page.page_text or page.text, choices=page.choices,
+            unread=page.unread,
         )
         log.debug("OCR %s: %d line(s), confidence %.2f, %.0f ms", sha256[:12], len(result.lines),
                   result.confidence, result.total_ms)
         return result
+
+    def _read_whole(self, lines: FoundLines, deadline: float) -> PageText:
+        readings = self.rec_batcher.submit(lines.crops, _left(deadline)) if lines.crops else []
+        if lines.unsure:  # which way up is told by reading the page both ways
+            other_way = self.rec_batcher.submit(turned(lines.crops), _left(deadline))
+            lines, readings = self.pipeline.settle(lines, readings, other_way)
+        return self.pipeline.finish(lines, readings)
+
+    def _read_centre_first(self, lines: FoundLines, deadline: float) -> PageText:
+        """Band after band from the frame's centre (:func:`centre_first.plan_reading`), until
+        the problem chosen from what is read is settled; the lines never read are counted."""
+        plan = plan_reading(lines.quads, (lines.pixels.shape[1], lines.pixels.shape[0]), self.centre_first)
+        widths = self.pipeline.recognizer.pad_widths(lines.crops)  # each line reads as in a whole read
+        readings: dict[int, Reading] = {}
+        for number, band in enumerate(plan.bands):
+            new = [i for i in band if i not in readings]
+            part = PaddedLines([lines.crops[i] for i in new], [widths[i] for i in new])
+            readings.update(zip(new, self.rec_batcher.submit(part, _left(deadline))))
+            part = dataclasses.replace(lines, quads=[lines.quads[i] for i in band],
+                                       crops=[lines.crops[i] for i in band])
+            page = self.pipeline.finish(part, [readings[i] for i in band])
+            if plan.settled(number, page.lines, page.choices):
+                return dataclasses.replace(page, unread=len(lines.quads) - len(band))
+        raise AssertionError("the last band holds every line and is always settled")
+
+    def _recognise(self, photos: list) -> list:
+        """One rec batcher worker's batch of photos. One photo's lines are spread over the
+        recogniser's threads only while nothing else runs: no photo being decoded or
+        detected, none queued for recognition, no other worker reading."""
+        with self._in_flight_lock:
+            self._recognising += 1
+            alone = self._recognising == 1
+        try:
+            spread = alone and self._turns.idle and self.rec_batcher.depth == 0
+            return self.pipeline.recognizer.read_photos(photos, parallel=spread)
+        finally:
+            with self._in_flight_lock:
+                self._recognising -= 1
+
+    def _others_in_flight(self) -> int:
+        """Other photos waiting for their turn, being detected or being recognised."""
+        with self._in_flight_lock:
+            return self._in_flight - 1
 
     def _det_side(self) -> int | None:
         """A smaller detector input while a queue of photos waits (a class photographing at once)."""
@@ -154,6 +215,10 @@ class OcrReader:
             self._cache.move_to_end(result.sha256)
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
+
+
+def _left(deadline: float) -> float:
+    return max(0.0, deadline - time.monotonic())
 
 
 def ordered_stages(stages: dict[str, float]) -> dict[str, float]:

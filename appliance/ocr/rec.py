@@ -48,6 +48,19 @@ class Reading:
     steps: tuple[int, ...] = ()
 
 
+@dataclass(frozen=True)
+class PaddedLines:
+    """Some of a photo's line crops, each to be read padded to ``widths`` (the width it
+    gets when the photo's lines are read together: :meth:`TextRecognizer.pad_widths`),
+    so that reading a photo part by part reads each line as reading it whole would."""
+
+    crops: list[np.ndarray]
+    widths: list[int]
+
+    def __len__(self) -> int:
+        return len(self.crops)
+
+
 class TextRecognizer:
     def __init__(self, backend: InferenceBackend, characters: list[str], params: RecParams = RecParams()):
         self.backend = backend
@@ -62,28 +75,50 @@ class TextRecognizer:
         """One reading per crop (H=48 BGR uint8) of one photo, in the order given."""
         return self.read_photos([crops], parallel)[0]
 
-    def read_photos(self, photos: list[list[np.ndarray]], parallel: bool = True) -> list[list[Reading]]:
+    def read_photos(self, photos: list[list[np.ndarray] | PaddedLines], parallel: bool = True) -> list[list[Reading]]:
         """One reading per crop of each photo. A photo's batches are planned from its own
         crops alone: a line is read padded to the widest crop of its batch, so a photo's
         text never depends on the photos read with it nor on the load. ``parallel``: the
         batches may run on :attr:`threads` threads (False while the other cores are busy;
-        the plan is the same either way)."""
+        the plan is the same either way). Lines given as :class:`PaddedLines` are read at
+        their given widths, in batches of lines of one width."""
         jobs = []
-        for number, crops in enumerate(photos):
-            threads = self.threads if len(crops) >= self.params.parallel_min else 1
-            jobs += [(number, batch) for batch in plan_batches([c.shape[1] for c in crops], self.params, threads)]
+        for number, lines in enumerate(photos):
+            jobs += [(number, batch, width) for batch, width in self._plan(lines)]
         spread = parallel and self._pool is not None and len(jobs) > 1 and any(
-            len(crops) >= self.params.parallel_min for crops in photos)
+            len(lines) >= self.params.parallel_min for lines in photos)
         run = self._pool.map if spread else map
-        readings: list[list[Reading | None]] = [[None] * len(crops) for crops in photos]
-        for (number, batch), rows in zip(jobs, run(lambda job: self.read_batch([photos[job[0]][i] for i in job[1]]), jobs)):
+        readings: list[list[Reading | None]] = [[None] * len(lines) for lines in photos]
+        crops = [lines.crops if isinstance(lines, PaddedLines) else lines for lines in photos]
+        for (number, batch, _), rows in zip(jobs, run(
+                lambda job: self.read_batch([crops[job[0]][i] for i in job[1]], job[2]), jobs)):
             for index, reading in zip(batch, rows):
                 readings[number][index] = reading
         return readings  # type: ignore[return-value]
 
-    def read_batch(self, crops: list[np.ndarray]) -> list[Reading]:
-        """One backend run over crops of similar width."""
-        probs = self.backend.run({self._input: to_batch(crops, self.params.min_width)})[self._output]
+    def pad_widths(self, crops: list[np.ndarray]) -> list[int]:
+        """The width each of one photo's crops is padded to when they are read together."""
+        widths = [0] * len(crops)
+        for batch, _ in self._plan(crops):
+            for index in batch:
+                widths[index] = max(self.params.min_width, *(crops[i].shape[1] for i in batch))
+        return widths
+
+    def _plan(self, lines: list[np.ndarray] | PaddedLines) -> list[tuple[list[int], int]]:
+        """(indices, width padded to; 0: the batch's widest) of each batch of one photo's lines."""
+        if isinstance(lines, PaddedLines):
+            by_width: dict[int, list[int]] = {}
+            for index, width in enumerate(lines.widths):
+                by_width.setdefault(width, []).append(index)
+            most = self.params.max_batch
+            return [(group[i:i + most], width) for width, group in sorted(by_width.items(), reverse=True)
+                    for i in range(0, len(group), most)]
+        threads = self.threads if len(lines) >= self.params.parallel_min else 1
+        return [(batch, 0) for batch in plan_batches([c.shape[1] for c in lines], self.params, threads)]
+
+    def read_batch(self, crops: list[np.ndarray], width: int = 0) -> list[Reading]:
+        """One backend run over crops of similar width (padded to ``width`` when it is wider)."""
+        probs = self.backend.run({self._input: to_batch(crops, max(width, self.params.min_width))})[self._output]
         return [self.decode(probs[row, :max(1, -(-crop.shape[1] // STRIDE))]) for row, crop in enumerate(crops)]
 
     def decode(self, probs: np.ndarray) -> Reading:

@@ -35,6 +35,7 @@ class OcrResult:
     image_size: tuple[int, int] = (0, 0)  # width, height of the photo as stored
     page_text: str = ""  # everything read on the page; ``text`` is the problem chosen from it
     choices: tuple[str, ...] = ()  # two or more problems with equal claim: the student picks or crops
+    unread: int = 0  # lines found and not read: a busy reader read from the centre (``page_text`` lacks them)
 
     @property
     def ambiguous(self) -> bool:
@@ -59,7 +60,7 @@ class OcrResult:
             "text": self.text, "confidence": round(self.confidence, 4), "sha256": self.sha256,
             "backend": self.backend, "rotation": self.rotation, "cached": self.cached,
             "dropped": self.dropped, "image_size": list(self.image_size),
-            "page_text": self.page_text, "choices": list(self.choices),
+            "page_text": self.page_text, "choices": list(self.choices), "unread": self.unread,
             "stage_ms": self.stage_ms, "total_ms": self.total_ms,
             "lines": [line.to_dict() for line in self.lines],
         }

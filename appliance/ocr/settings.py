@@ -36,6 +36,10 @@ class OcrSettings:
     # detector: a burst drained no faster with it, and 480 px misread small print.
     busy_queue: int = 0
     det_max_side_busy: int = 480
+    # With this many photos waiting (0: never), a page is read from the frame's centre
+    # outwards, band by band, and no further than the problem chosen needs
+    # (appliance.ocr.centre_first): about 0.6 of a worksheet page's recognition.
+    centre_first_queue: int = 1
     # Run the detector as an INT8 model on the CPU (built once from the FP32 one, ~4× less
     # CPU time on VNNI/AMX; appliance.ocr.det_int8), kept in ``int8_dir``
     # ("": <data_dir>/cache/ocr; with no data dir, a temporary folder per start).
@@ -47,6 +51,8 @@ class OcrSettings:
             raise OcrError(f"ocr.backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
         if self.det_max_side < 320 or self.det_max_side % 32:
             raise OcrError("ocr.det_max_side must be a multiple of 32, at least 320")
+        if self.centre_first_queue < 0:
+            raise OcrError("ocr.centre_first_queue must be at least 0")
         if self.busy_queue < 0 or (self.det_max_side_busy and (self.det_max_side_busy < 320
                                                               or self.det_max_side_busy % 32)):
             raise OcrError("ocr.busy_queue must be at least 0 and ocr.det_max_side_busy 0 or a multiple "

@@ -60,6 +60,9 @@ def test_photo_ask_is_answered_logged_and_kept(service, photos):
     assert service.photos.find(row["photo_sha256"]).read_bytes() == photo
     again = service.ask_photo(photo)
     assert again.ask_id != card.ask_id and again.stage_ms.get("ocr_cache") is not None
+    metrics = service.metrics.render().decode()  # one photo read (whole: nothing else in flight), one cache hit
+    assert 'eduqa_ocr_reads_total{reading="whole"} 1.0' in metrics
+    assert "eduqa_ocr_lines_unread_total 0.0" in metrics
 
 
 def test_blank_sheet_gets_a_clear_message_and_a_logged_ask(service):

@@ -9,7 +9,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from appliance.asklog.log import AskLog, AskRecord
-from appliance.bench.burst import burst, missing_asks, percentile
+from appliance.bench.burst import READ_SERIES, burst, missing_asks, percentile
+from appliance.bench.serving import scrape
 from appliance.db.store import Store
 
 
@@ -23,6 +24,14 @@ class _Server(ThreadingHTTPServer):
 
 
 class _Handler(BaseHTTPRequestHandler):
+    def do_GET(self):  # noqa: N802 - http.server's name
+        payload = (b'# HELP x\neduqa_ocr_reads_total{reading="centre_first"} 7.0\n'
+                   b'eduqa_ocr_reads_total{reading="whole"} 3.0\neduqa_ocr_lines_unread_total 41.0\n')
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
     def do_POST(self):  # noqa: N802 - http.server's name
         body = self.rfile.read(int(self.headers["Content-Length"]))
         with self.server.lock:
@@ -65,3 +74,13 @@ def test_acknowledged_asks_missing_from_the_log_are_counted(config):
 
 def test_percentile():
     assert percentile([5.0, 1.0, 3.0], 0.5) == 3.0 and percentile([1.0, 2.0], 0.95) == 2.0
+
+
+def test_the_burst_reads_how_photos_were_read_from_the_metrics():
+    server = _Server()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        values = scrape(server.server_address[1], *READ_SERIES, "eduqa_absent_total")
+    finally:
+        server.shutdown()
+    assert values == {READ_SERIES[0]: 7.0, READ_SERIES[1]: 41.0, "eduqa_absent_total": 0.0}

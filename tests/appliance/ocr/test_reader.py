@@ -388,3 +388,94 @@ def test_a_photos_lines_spread_over_cores_only_while_no_other_photo_is_detected(
     second.join(5)
     reader.close()
     assert pipeline.parallel == [False, True]
+
+
+class _LinesByWidth:
+    """A recogniser that knows each line of a stub page by its crop's width."""
+
+    threads = 1
+    backend = SimpleNamespace(name="stub")
+
+    def __init__(self, texts: dict[int, str]):
+        self.texts = texts
+        self.widths_read: list[int] = []
+
+    def pad_widths(self, crops):
+        return [c.shape[1] for c in crops]
+
+    def read_photos(self, photos, parallel=True):
+        from appliance.ocr.rec import PaddedLines, Reading
+
+        out = []
+        for lines in photos:
+            crops = lines.crops if isinstance(lines, PaddedLines) else lines
+            self.widths_read += [c.shape[1] for c in crops]
+            out.append([Reading(self._text(c.shape[1]), 0.95) for c in crops])
+        return out
+
+    def _text(self, width: int) -> str:
+        return self.texts[min(self.texts, key=lambda w: abs(w - width))]
+
+
+class _HeldDetector:
+    """Thirteen one-line problems down a 1000×1400 page; the first photo's detection waits for ``release``."""
+
+    def __init__(self):
+        from appliance.ocr.det import Detection
+
+        self.release, self.entered = threading.Event(), threading.Event()
+        self.calls = 0
+        self.detections = [Detection(np.array([[100, y], [700 + 10 * i, y], [700 + 10 * i, y + 40], [100, y + 40]],
+                                              np.float32), 0.9) for i, y in enumerate(range(60, 1360, 100))]
+
+    def detect(self, pixels, max_side=None):
+        self.calls += 1
+        if self.calls == 1:
+            self.entered.set()
+            self.release.wait(5)
+        return self.detections
+
+
+def _worksheet_reader():
+    from appliance.ocr.pipeline import PpOcrPipeline
+
+    detector = _HeldDetector()
+    texts = {round(48 * (600 + 10 * i) / 40): f"{i + 1}. 第{i + 1}题的答案是多少？" for i in range(13)}
+    recognizer = _LinesByWidth(texts)
+    reader = OcrReader(PpOcrPipeline(detector, None, recognizer), cache_size=0, centre_first_queue=1)
+    return reader, detector, recognizer
+
+
+def _page(seed: int) -> bytes:
+    return encode(Image.new("RGB", (1000, 1400), (230, 230, 230 - seed)), "PNG")
+
+
+def test_a_photo_read_while_another_is_in_flight_is_read_from_the_centre_and_chooses_as_a_whole_read():
+    reader, detector, recognizer = _worksheet_reader()
+    first: list = []
+    one = threading.Thread(target=lambda: first.append(reader.read(_page(1))))
+    one.start()
+    assert detector.entered.wait(5)
+    two = threading.Thread(target=reader.read, args=(_page(2),))
+    two.start()
+    _wait_for(lambda: reader._turns.waiting == 1)  # photo 2 is in flight while photo 1 is detected
+    detector.release.set()
+    one.join()
+    two.join()
+    recognizer.widths_read.clear()
+    alone = reader.read(_page(3))  # nothing else in flight: read whole
+    assert len(recognizer.widths_read) == 13 and alone.unread == 0
+    assert alone.text == "第7题的答案是多少？"  # the problem at the frame's centre
+    centre_first = first[0]
+    assert centre_first.text == alone.text and centre_first.unread > 0
+    assert len(centre_first.page_text.splitlines()) == 13 - centre_first.unread
+    reader.close()
+
+
+def test_centre_first_reading_can_be_turned_off():
+    reader, detector, recognizer = _worksheet_reader()
+    reader.centre_first_queue = 0
+    detector.release.set()
+    reader._others_in_flight = lambda: 5  # a busy reader
+    assert reader.read(_page(1)).unread == 0 and len(recognizer.widths_read) == 13
+    reader.close()

@@ -7,7 +7,7 @@ import numpy as np
 from appliance.ocr.cls import is_sideways
 from appliance.ocr.det import DetParams, TextDetector
 from appliance.ocr.geometry import crop_line, order_quad, rotate_page
-from appliance.ocr.rec import Reading, RecParams, TextRecognizer, plan_batches
+from appliance.ocr.rec import PaddedLines, Reading, RecParams, TextRecognizer, plan_batches
 
 
 class FakeBackend:
@@ -176,6 +176,21 @@ def test_a_photo_reads_the_same_whatever_is_read_with_it_and_whatever_the_load()
     assert [r.text for r in rec.read_photos([wide, mine])[1]] == alone  # another photo in the same call
     assert [r.text for r in rec.read(mine, parallel=False)] == alone  # the cores busy
     assert [r.text for r in rec.read_photos([wide, mine])[0]] == ["W"]
+
+
+def test_a_photo_read_part_by_part_at_its_pad_widths_reads_as_it_does_whole():
+    mine = [np.zeros((48, w, 3), np.uint8) for w in (300, 310, 320, 330, 340, 350)]
+    rec = TextRecognizer(RecordingThreadSafeBackend(_width_dependent), ["<blank>", "W", "N"],
+                         RecParams(min_width=0, threads=2, parallel_min=4))
+    alone = [r.text for r in rec.read(mine)]
+    widths = rec.pad_widths(mine)
+    assert widths == [320, 320, 320, 350, 350, 350]
+    got = {}
+    for part in ([0, 4], [1, 2, 3, 5]):  # the centre first, then the rest
+        readings = rec.read_photos([PaddedLines([mine[i] for i in part], [widths[i] for i in part])])[0]
+        got.update(zip(part, (r.text for r in readings)))
+    assert [got[i] for i in range(6)] == alone
+    assert rec.read([mine[0], mine[4]])[0].text == "W"  # unpadded, line 0 would read otherwise
 
 
 def test_a_backend_that_does_not_say_it_is_thread_safe_runs_one_batch_at_a_time():

@@ -1,0 +1,88 @@
+"""Centre-first reading for a busy reader: the lines round the frame's centre first.
+
+When a class photographs one problem at once, photos queue for recognition, and on a
+worksheet page most of that work is the lines far from the problem the student framed.
+While photos wait, the reader reads a page in bands that grow from the frame's centre
+(measured on the levelled page, in shares of the frame's height) and stops as soon as the
+problem chosen from what is read has ``rows_beyond`` rows of read text above and below
+it (the last band, everything, always settles it). Everything after that would only
+repeat the choice. A page with columns (its gutters are seen in the boxes alone) is read whole:
+which column a line belongs to is decided from rows far above and below. So is a page
+that offers the student a choice, or one whose way up is still to be settled.
+
+Only the boxes' geometry is used to plan; what was read decides when to stop.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+import numpy as np
+
+from appliance.ocr.blocks import BlockParams, page_gutters
+from appliance.ocr.layout import LayoutParams, TextBox
+from appliance.ocr.page import level
+from appliance.ocr.result import OcrLine
+from appliance.ocr.skew import Skew, measure_skew
+
+
+@dataclass(frozen=True)
+class CentreFirstParams:
+    first_band: float = 0.15  # the first band reaches this share of the frame's height above and below its centre
+    band_step: float = 0.10  # each next band this much further
+    rows_beyond: int = 2  # rows of read text the chosen problem needs above and below it
+
+
+@dataclass(frozen=True)
+class ReadingPlan:
+    """The order in which to read a page's boxes: ``bands`` of box indices, each holding
+    the one before; the last holds every box."""
+
+    bands: tuple[tuple[int, ...], ...]
+    centres: tuple[float, ...]  # each box's middle, levelled
+    skew: Skew
+    unit: float  # median box height
+    rows_needed: int = CentreFirstParams.rows_beyond
+
+    def settled(self, band: int, lines: tuple[OcrLine, ...], choices: tuple[str, ...]) -> bool:
+        """Whether the problem chosen from band ``band``'s readings (its ``lines``) stays
+        chosen when the rest is read."""
+        if band == len(self.bands) - 1:
+            return True
+        if not lines or len(choices) > 1:
+            return False
+        corners = np.concatenate([np.asarray(line.box, dtype=np.float64) for line in lines])
+        ys = (corners if self.skew.level else self.skew.to_page(corners))[:, 1]
+        top, bottom = float(ys.min()), float(ys.max())
+        read = [self.centres[i] for i in self.bands[band]]
+        return (self._rows([y for y in read if y < top]) >= self.rows_needed
+                and self._rows([y for y in read if y > bottom]) >= self.rows_needed)
+
+    def _rows(self, centres: list[float]) -> int:
+        """Rows among box middles: a new row where the next middle is half a line lower."""
+        centres = sorted(centres)
+        return sum(1 for i, y in enumerate(centres) if i == 0 or y - centres[i - 1] > 0.5 * self.unit)
+
+
+def plan_reading(quads: list[np.ndarray], size: tuple[int, int],
+                 params: CentreFirstParams = CentreFirstParams()) -> ReadingPlan:
+    """The bands to read ``quads`` (upright photo pixels) in; one band of all when the
+    page has columns."""
+    boxes = [TextBox("", 1.0, q) for q in quads]
+    skew = measure_skew(quads, size)
+    levelled = level(boxes, skew, size, LayoutParams())
+    height = float(size[1])
+    unit = statistics.median(b.height for b in levelled) if levelled else 1.0
+    centres = tuple(b.centre_y for b in levelled)
+    everything = tuple(range(len(quads)))
+    bands: list[tuple[int, ...]] = []
+    reach = params.first_band if quads and not page_gutters(levelled, unit, BlockParams()) else 0.5
+    while reach < 0.5:
+        band = tuple(i for i, y in enumerate(centres) if abs(y - height / 2) <= reach * height)
+        if len(band) == len(quads):
+            break
+        if band and (not bands or len(band) > len(bands[-1])):
+            bands.append(band)
+        reach += params.band_step
+    return ReadingPlan((*bands, everything), centres, skew, unit, params.rows_beyond)
