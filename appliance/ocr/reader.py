@@ -11,7 +11,10 @@ the same photo sent twice is read once; cache hits do not wait for a read.
 Thread-safe and bounded. Detection and orientation run for one photo at a time; the
 text-line crops of every photo in flight go to recognition through one micro-batcher, so
 one photo's lines are read while the next photo is being detected, and lines of several
-photos share recognition batches. At most ``queue_max`` photos wait for the reader: one
+photos share recognition calls; the batcher has a worker per recognition thread, so while
+photos queue each core recognises its own. While other photos are in flight, a page is
+read from the frame's centre outwards and no further than its chosen problem needs
+(:mod:`appliance.ocr.centre_first`; ``OcrResult.unread`` counts the lines left). At most ``queue_max`` photos wait for the reader: one
 more raises :class:`Overloaded` at once (the API answers 503 + Retry-After), and a photo
 not read within ``deadline_s`` raises :class:`DeadlineExceeded`. Waiting photos take
 turns fairly between client addresses, weighted by their pixels, and one address has at
@@ -167,11 +170,11 @@ class OcrReader:
         readings: dict[int, Reading] = {}
         for number, band in enumerate(plan.bands):
             new = [i for i in band if i not in readings]
-            part = PaddedLines([lines.crops[i] for i in new], [widths[i] for i in new])
-            readings.update(zip(new, self.rec_batcher.submit(part, _left(deadline))))
-            part = dataclasses.replace(lines, quads=[lines.quads[i] for i in band],
+            batch = PaddedLines([lines.crops[i] for i in new], [widths[i] for i in new])
+            readings.update(zip(new, self.rec_batcher.submit(batch, _left(deadline))))
+            read = dataclasses.replace(lines, quads=[lines.quads[i] for i in band],
                                        crops=[lines.crops[i] for i in band])
-            page = self.pipeline.finish(part, [readings[i] for i in band])
+            page = self.pipeline.finish(read, [readings[i] for i in band])
             if plan.settled(number, page.lines, page.choices):
                 return dataclasses.replace(page, unread=len(lines.quads) - len(band))
         raise AssertionError("the last band holds every line and is always settled")
