@@ -35,6 +35,10 @@ from appliance.ocr.problem_text import (TOP_LEVEL, bracketed_number, brackets_nu
 from appliance.ocr.result import OcrLine
 
 
+#: Column gutters of a page: (x from, x to) of each, left to right, on the levelled page.
+Gutters = tuple[tuple[float, float], ...]
+
+
 @dataclass(frozen=True)
 class BlockParams:
     problem_gap: float = 0.9  # empty line heights that separate two regions
@@ -101,8 +105,11 @@ class Block:
         return sum(len(r.text.replace(" ", "")) for r in self.rows)
 
 
-def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams = BlockParams()) -> list[Block]:
-    """Blocks in reading order (regions top to bottom, columns left to right)."""
+def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams = BlockParams(),
+                gutters: Gutters | None = None) -> list[Block]:
+    """Blocks in reading order (regions top to bottom, columns left to right). ``gutters``:
+    the page's column gutters when they are known from more lines than ``boxes`` (a page
+    read centre-first); None: found in ``boxes`` (:func:`page_gutters`)."""
     if not boxes:
         return []
     unit = statistics.median(b.height for b in boxes)
@@ -112,7 +119,7 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
                   and not other_column_at_side(b, boxes, size, unit, params)
                   and (figures_spoken_of or not figure_beside(b, boxes, unit, params))]
     kept = text_boxes or boxes
-    regions = xy_cut(kept, unit, params, page_gutters(kept, unit, params))
+    regions = xy_cut(kept, unit, params, page_gutters(kept, unit, params) if gutters is None else gutters)
     lines = [merge_row(row)[0].text for r in regions for row in group_rows(r)]
     bracketed = [n for n in map(bracketed_number, lines) if n is not None]
     sub_questions_start = brackets_number_problems(sum(map(_top_level_number, lines)), bracketed)
@@ -394,7 +401,7 @@ def xy_cut(boxes: list[TextBox], unit: float, params: BlockParams,
     return [boxes]
 
 
-def page_gutters(boxes: list[TextBox], unit: float, params: BlockParams) -> tuple[tuple[float, float], ...]:
+def page_gutters(boxes: list[TextBox], unit: float, params: BlockParams) -> Gutters:
     """The empty gutters (x from, x to) that run down the whole page between columns of
     ``column_rows`` rows or more, leaving out up to ``spanning_rows`` rows at the top and
     one at the bottom that may run across them (a title, a footer). A gutter narrower

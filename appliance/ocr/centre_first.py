@@ -6,9 +6,10 @@ While photos wait, the reader reads a page in bands that grow from the frame's c
 (measured on the levelled page, in shares of the frame's height) and stops as soon as the
 problem chosen from what is read has ``rows_beyond`` rows of read text above and below
 it (the last band, everything, always settles it). Everything after that would only
-repeat the choice. A page with columns (its gutters are seen in the boxes alone) is read whole:
-which column a line belongs to is decided from rows far above and below. So is a page
-that offers the student a choice, or one whose way up is still to be settled.
+repeat the choice. A page with columns has its gutters found in all of its boxes before
+anything is read (which column a line belongs to is decided from rows far above and
+below); each band's layout is given them. A page whose way up is still to be settled is
+read whole, and a band that offers the student a choice is read on.
 
 Only the boxes' geometry is used to plan; what was read decides when to stop.
 """
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from appliance.ocr.blocks import BlockParams, page_gutters
+from appliance.ocr.blocks import BlockParams, Gutters, page_gutters
 from appliance.ocr.layout import LayoutParams, TextBox
 from appliance.ocr.page import level
 from appliance.ocr.result import OcrLine
@@ -44,6 +45,12 @@ class ReadingPlan:
     skew: Skew
     unit: float  # median box height
     rows_needed: int = CentreFirstParams.rows_beyond
+    gutters: Gutters = ()  # the page's column gutters, found in all of its boxes
+
+    def gutters_for(self, band: int) -> Gutters | None:
+        """The gutters to lay out band ``band`` with: the page's, for a band of some of its
+        lines on a page with columns; None (found in the lines, as in any whole read) else."""
+        return self.gutters if self.gutters and band < len(self.bands) - 1 else None
 
     def settled(self, band: int, lines: tuple[OcrLine, ...], choices: tuple[str, ...]) -> bool:
         """Whether the problem chosen from band ``band``'s readings (its ``lines``) stays
@@ -67,8 +74,7 @@ class ReadingPlan:
 
 def plan_reading(quads: list[np.ndarray], size: tuple[int, int],
                  params: CentreFirstParams = CentreFirstParams()) -> ReadingPlan:
-    """The bands to read ``quads`` (upright photo pixels) in; one band of all when the
-    page has columns."""
+    """The bands to read ``quads`` (upright photo pixels) in, and the page's gutters."""
     boxes = [TextBox("", 1.0, q) for q in quads]
     skew = measure_skew(quads, size)
     levelled = level(boxes, skew, size, LayoutParams())
@@ -77,7 +83,8 @@ def plan_reading(quads: list[np.ndarray], size: tuple[int, int],
     centres = tuple(b.centre_y for b in levelled)
     everything = tuple(range(len(quads)))
     bands: list[tuple[int, ...]] = []
-    reach = params.first_band if quads and not page_gutters(levelled, unit, BlockParams()) else 0.5
+    gutters = page_gutters(levelled, unit, BlockParams()) if quads else ()
+    reach = params.first_band if quads else 0.5
     while reach < 0.5:
         band = tuple(i for i, y in enumerate(centres) if abs(y - height / 2) <= reach * height)
         if len(band) == len(quads):
@@ -85,4 +92,4 @@ def plan_reading(quads: list[np.ndarray], size: tuple[int, int],
         if band and (not bands or len(band) > len(bands[-1])):
             bands.append(band)
         reach += params.band_step
-    return ReadingPlan((*bands, everything), centres, skew, unit, params.rows_beyond)
+    return ReadingPlan((*bands, everything), centres, skew, unit, params.rows_beyond, gutters)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import replace
 
-from appliance.ocr.blocks import BlockParams, find_blocks, page_gutters
+from appliance.ocr.blocks import BlockParams, Gutters, find_blocks, page_gutters
 from appliance.ocr.layout import Layout, LayoutParams, TextBox, frame_sides, keep_question_lines, mean_confidence
 from appliance.ocr.result import OcrLine
 from appliance.ocr.select import SelectParams, select_problem
@@ -22,13 +22,17 @@ LEANS = (0.0, 0.5, 1.0)
 
 
 def arrange_page(boxes: list[TextBox], size: tuple[int, int], params: LayoutParams = LayoutParams(),
-                 block_params: BlockParams = BlockParams(), select_params: SelectParams = SelectParams()) -> Layout:
-    """``size`` is the upright photo's (width, height)."""
+                 block_params: BlockParams = BlockParams(), select_params: SelectParams = SelectParams(),
+                 gutters: Gutters | None = None) -> Layout:
+    """``size`` is the upright photo's (width, height). ``gutters``: the page's column
+    gutters, known from all of its lines when only some were read (levelled with the
+    columns upright: no lean); None: found in ``boxes``."""
     kept = keep_question_lines(boxes, size, params)
     skew = measure_skew([b.quad for b in kept], size)
-    skew = upright_columns(kept, skew, size, params, block_params)
+    if gutters is None:
+        skew = upright_columns(kept, skew, size, params, block_params)
     levelled = level(kept, skew, size, params)
-    selection = select_problem(find_blocks(levelled, size, block_params), size, select_params)
+    selection = select_problem(find_blocks(levelled, size, block_params, gutters), size, select_params)
     lines = tuple(in_photo(line, skew) for line in selection.lines)
     return Layout(selection.text, lines, mean_confidence(lines), len(boxes) - len(kept),
                   page_text=selection.page_text, choices=selection.choices)

@@ -26,6 +26,7 @@ from appliance.ocr.det import DetParams, TextDetector
 from appliance.ocr.det_int8 import int8_model
 from appliance.ocr.geometry import crop_line, rotate_page
 from appliance.ocr.glyphs import blanks_beside, refine
+from appliance.ocr.blocks import Gutters
 from appliance.ocr.image import DecodedImage
 from appliance.ocr.layout import LayoutParams, TextBox, cut_by_frame
 from appliance.ocr.page import arrange_page
@@ -148,8 +149,8 @@ class PpOcrPipeline:
         return dataclasses.replace(page, pixels=pixels, quads=quads, crops=turned(page.crops),
                                    rotation=page.rotation + 180, unsure=False), turned_readings
 
-    def finish(self, page: FoundLines, readings: list[Reading]) -> PageText:
-        """Layout of the read lines into the question text."""
+    def finish(self, page: FoundLines, readings: list[Reading], gutters: Gutters | None = None) -> PageText:
+        """Layout of the read lines into the question text (``gutters``: :func:`page.arrange_page`)."""
         watch = page.watch
         if not page.quads:
             return PageText("", (), stage_ms={**watch.stages, "cls": 0.0, "rec": 0.0, "layout": 0.0})
@@ -157,7 +158,7 @@ class PpOcrPipeline:
         readings = [refine(r, crop) for r, crop in zip(readings, page.crops)]  # blanks, x², a₁
         texts = blanks_beside(page.pixels, page.quads, [r.text for r in readings], page.crops)
         boxes = [TextBox(t, r.confidence, q) for t, r, q in zip(texts, readings, page.quads)]
-        layout = arrange_page(boxes, (page.pixels.shape[1], page.pixels.shape[0]), self.layout)
+        layout = arrange_page(boxes, (page.pixels.shape[1], page.pixels.shape[0]), self.layout, gutters=gutters)
         watch.lap("layout")
         return PageText(layout.text, layout.lines, layout.confidence, layout.dropped + page.cut, page.rotation,
                         watch.stages,

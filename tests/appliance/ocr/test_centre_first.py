@@ -34,9 +34,35 @@ def test_bands_grow_from_the_centre_and_the_last_holds_every_line():
     assert all(abs(float(quads[i][:, 1].mean()) - 700) > 0.15 * 1400 for i in outside)
 
 
-def test_a_page_with_columns_is_read_whole():
+def test_a_page_with_columns_gives_each_band_but_the_last_its_gutter():
     plan = plan_reading(_rows(lefts=((60, 440), (560, 940))), SIZE)
-    assert plan.bands == (tuple(range(26)),)
+    assert len(plan.bands) > 2 and plan.bands[-1] == tuple(range(26))
+    (start, end), = plan.gutters
+    assert 440 <= start < end <= 560
+    assert plan.gutters_for(0) == plan.gutters and plan.gutters_for(len(plan.bands) - 1) is None
+    assert plan_reading(_rows(), SIZE).gutters_for(0) is None  # one column: found as in any read
+
+
+def test_a_band_of_a_two_column_page_is_laid_out_in_its_columns():
+    """A few rows of a two-column page, read alone, show no gutter (too few rows to tell
+    columns from words spaced apart), so their rows would run across both columns; given
+    the page's gutter, each column's problem keeps its own two lines."""
+    from appliance.ocr.layout import TextBox
+    from appliance.ocr.page import arrange_page
+
+    boxes = []
+    for k in range(6):  # problems of two 60-px lines, an 80-px gutter between the columns
+        y = 60 + 250 * k
+        for side, (x0, x1) in (("左", (60, 460)), ("右", (540, 940))):
+            number = 2 * k + (1 if side == "左" else 2)
+            boxes.append(TextBox(f"{number}. {side}栏第{number}题第一行", 0.95, _quad(x0, y, x1, y + 60)))
+            boxes.append(TextBox(f"{side}栏第{number}题第二行？", 0.95, _quad(x0, y + 70, x1, y + 130)))
+    plan = plan_reading([b.quad for b in boxes], SIZE)
+    read = [boxes[i] for i in plan.bands[0]]
+    problems = arrange_page(read, SIZE, gutters=plan.gutters_for(0)).page_text.splitlines()
+    assert len(problems) >= 4 and all(("左" in p) != ("右" in p) for p in problems)  # one column each
+    across = arrange_page(read, SIZE).page_text.splitlines()  # the band's own rows: no gutter seen
+    assert any("左" in p and "右" in p for p in across)
 
 
 def test_a_choice_is_settled_with_two_read_rows_above_and_below_it():
