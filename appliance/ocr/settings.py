@@ -38,7 +38,7 @@ class OcrSettings:
     det_max_side_busy: int = 480
     # With this many photos waiting (0: never), a page is read from the frame's centre
     # outwards, band by band, and no further than the problem chosen needs
-    # (appliance.ocr.centre_first): about 0.6 of a worksheet page's recognition.
+    # (appliance.ocr.centre_first): half to two thirds of a worksheet page's recognition.
     centre_first_queue: int = 1
     # Run the detector as an INT8 model on the CPU (built once from the FP32 one, ~4× less
     # CPU time on VNNI/AMX; appliance.ocr.det_int8), kept in ``int8_dir``
