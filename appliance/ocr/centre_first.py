@@ -9,7 +9,9 @@ it (the last band, everything, always settles it). Everything after that would o
 repeat the choice. A page with columns has its gutters found in all of its boxes before
 anything is read (which column a line belongs to is decided from rows far above and
 below); each band's layout is given them. A page whose way up is still to be settled is
-read whole, and a band that offers the student a choice is read on.
+read whole, as is a page of more than ``max_lines`` lines (each band's layout would
+cost more than the reading it saves), and a band that offers the student a choice is
+read on.
 
 Only the boxes' geometry is used to plan; what was read decides when to stop.
 """
@@ -33,6 +35,9 @@ class CentreFirstParams:
     first_band: float = 0.15  # the first band reaches this share of the frame's height above and below its centre
     band_step: float = 0.10  # each next band this much further
     rows_beyond: int = 2  # rows of read text the chosen problem needs above and below it
+    # A page of more lines is read whole: each band's layout would cost more than reading
+    # it saves (the layout is quadratic in lines; worksheet pages have 10-60).
+    max_lines: int = 100
 
 
 @dataclass(frozen=True)
@@ -84,7 +89,7 @@ def plan_reading(quads: list[np.ndarray], size: tuple[int, int],
     everything = tuple(range(len(quads)))
     bands: list[tuple[int, ...]] = []
     gutters = page_gutters(levelled, unit, BlockParams()) if quads else ()
-    reach = params.first_band if quads else 0.5
+    reach = params.first_band if 0 < len(quads) <= params.max_lines else 0.5
     while reach < 0.5:
         band = tuple(i for i, y in enumerate(centres) if abs(y - height / 2) <= reach * height)
         if len(band) == len(quads):

@@ -34,6 +34,14 @@ def test_bands_grow_from_the_centre_and_the_last_holds_every_line():
     assert all(abs(float(quads[i][:, 1].mean()) - 700) > 0.15 * 1400 for i in outside)
 
 
+def test_a_page_of_very_many_lines_is_read_whole():
+    """Each band is laid out anew, and the layout is quadratic in lines: past ``max_lines``
+    reading part of a dense page (or a photo of noise) would cost more than it saves."""
+    quads = _rows(step=10, count=130)
+    assert len(plan_reading(quads, SIZE, CentreFirstParams(max_lines=130)).bands) > 2
+    assert plan_reading(quads, SIZE).bands == (tuple(range(130)),)  # the default: 100
+
+
 def test_a_page_with_columns_gives_each_band_but_the_last_its_gutter():
     plan = plan_reading(_rows(lefts=((60, 440), (560, 940))), SIZE)
     assert len(plan.bands) > 2 and plan.bands[-1] == tuple(range(26))
