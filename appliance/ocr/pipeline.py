@@ -73,7 +73,7 @@ class FoundLines:
     crops: list[np.ndarray]
     rotation: int
     watch: Stopwatch
-    cut: int = 0  # lines cut by the frame's edge, dropped before recognition
+    cut: int = 0  # lines dropped before recognition: cut by the frame's edge, or past ``max_lines``
     # The classifier could not tell which way up (:class:`ClsParams`): the crops are read as
     # they are and turned 180°, and :meth:`PpOcrPipeline.settle` keeps the better reading.
     unsure: bool = False
@@ -81,11 +81,12 @@ class FoundLines:
 
 class PpOcrPipeline:
     def __init__(self, detector: TextDetector, classifier: AngleClassifier | None,
-                 recognizer: TextRecognizer, layout: LayoutParams = LayoutParams()):
+                 recognizer: TextRecognizer, layout: LayoutParams = LayoutParams(), max_lines: int = 150):
         self.detector = detector
         self.classifier = classifier
         self.recognizer = recognizer
         self.layout = layout
+        self.max_lines = max_lines  # more lines found: only those nearest the frame's centre are read
 
     @property
     def detector_precision(self) -> str | None:
@@ -114,7 +115,8 @@ class PpOcrPipeline:
         recognizer = TextRecognizer(factory("rec", str(models.rec)), character_table(models.rec),
                                     RecParams(threads=settings.rec_threads))
         log.info("OCR: %s models from %s", models.version, models.det.parent)
-        return cls(detector, classifier, recognizer, LayoutParams(min_confidence=settings.min_confidence))
+        return cls(detector, classifier, recognizer, LayoutParams(min_confidence=settings.min_confidence),
+                   settings.max_lines)
 
     def read(self, image: DecodedImage) -> PageText:
         page = self.find_lines(image)
@@ -128,7 +130,10 @@ class PpOcrPipeline:
         (The reader runs this per photo and sends the crops of all photos in flight to
         recognition in shared batches.)"""
         watch = Stopwatch()
-        quads = [d.quad for d in self.detector.detect(image.pixels, det_max_side)]
+        found = [d.quad for d in self.detector.detect(image.pixels, det_max_side)]
+        quads = nearest_centre(found, (image.pixels.shape[1], image.pixels.shape[0]), self.max_lines)
+        if len(quads) < len(found):
+            log.warning("OCR: %d lines found, only the %d nearest the centre are read", len(found), len(quads))
         watch.lap("det")
         if not quads:
             return FoundLines(image.pixels, [], [], 0, watch)
@@ -136,7 +141,7 @@ class PpOcrPipeline:
         cut = cut_by_frame(quads, (pixels.shape[1], pixels.shape[0]), self.layout)
         kept = [i for i, is_cut in enumerate(cut) if not is_cut]
         return FoundLines(pixels, [quads[i] for i in kept], [crops[i] for i in kept], rotation, watch,
-                          len(quads) - len(kept), unsure)
+                          len(found) - len(kept), unsure)
 
     def settle(self, page: FoundLines, readings: list[Reading],
                turned_readings: list[Reading]) -> tuple[FoundLines, list[Reading]]:
@@ -189,6 +194,19 @@ class PpOcrPipeline:
         params = self.classifier.params
         unsure = params.confirm_from <= p180 < params.confirm_to
         return (False, True) if unsure else (turn, False)
+
+
+def nearest_centre(quads: list[np.ndarray], size: tuple[int, int], most: int) -> list[np.ndarray]:
+    """At most ``most`` boxes, those whose middles lie nearest the frame's centre, in their
+    order. A page of more lines than any problem needs (a whole book page, or a pattern
+    made to cost work: recognition and layout grow with the lines, the layout faster)
+    is read round the centre the student aimed at."""
+    if len(quads) <= most:
+        return quads
+    centre = np.array(size, np.float64) / 2
+    distance = [float(np.hypot(*(q.mean(axis=0) - centre))) for q in quads]
+    nearest = sorted(sorted(range(len(quads)), key=distance.__getitem__)[:most])
+    return [quads[i] for i in nearest]
 
 
 def turned(crops: list[np.ndarray]) -> list[np.ndarray]:

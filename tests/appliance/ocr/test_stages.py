@@ -229,3 +229,22 @@ def test_lines_cut_by_the_frame_are_not_sent_to_recognition():
     assert len(recognizer.crops) == 2  # only the two whole lines were read
     assert page.dropped == 2  # still counted as dropped, as when they were read and then dropped
     assert page.text == "第0行文字第1行文字"
+
+
+def test_a_page_of_more_lines_than_max_lines_is_read_round_its_centre():
+    from appliance.ocr.det import Detection
+    from appliance.ocr.image import DecodedImage
+    from appliance.ocr.pipeline import PpOcrPipeline, nearest_centre
+
+    def box(x, y):
+        return np.array([[x, y], [x + 100, y], [x + 100, y + 30], [x, y + 30]], np.float32)
+
+    grid = [box(40 + 150 * c, 100 + 50 * r) for r in range(20) for c in range(10)]  # 200 lines
+    recognizer = CountingRecognizer()
+    pipeline = PpOcrPipeline(StubDetector([Detection(q, 0.9) for q in grid]), None, recognizer, max_lines=150)
+    page = pipeline.read(DecodedImage(np.full((1200, 1600, 3), 230, np.uint8), (1600, 1200), "JPEG"))
+    assert len(recognizer.crops) == 150 and page.dropped == 50
+    kept = nearest_centre(grid, (1600, 1200), 150)
+    assert any(q is grid[10 * 10 + 5] for q in kept)  # beside the centre
+    assert not any(q is grid[0] or q is grid[-1] for q in kept)  # the corners
+    assert nearest_centre(grid, (1600, 1200), 200) == grid
