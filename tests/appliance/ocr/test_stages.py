@@ -186,11 +186,12 @@ def test_a_photo_read_part_by_part_at_its_pad_widths_reads_as_it_does_whole():
     widths = rec.pad_widths(mine)
     assert widths == [320, 320, 320, 350, 350, 350]
     got = {}
-    for part in ([0, 4], [1, 2, 3, 5]):  # the centre first, then the rest
+    for part in ([0, 3], [1, 2, 4, 5]):  # the centre first, then the rest
         readings = rec.read_photos([PaddedLines([mine[i] for i in part], [widths[i] for i in part])])[0]
         got.update(zip(part, (r.text for r in readings)))
     assert [got[i] for i in range(6)] == alone
-    assert rec.read([mine[0], mine[4]])[0].text == "W"  # unpadded, line 0 would read otherwise
+    assert rec.read([mine[0], mine[4]])[0].text == "W"  # unpadded, line 0 would read otherwise...
+    assert rec.read([mine[3]])[0].text == "N"  # ...and so would line 3 (330 wide, 350 in a whole read)
 
 
 def test_a_backend_that_does_not_say_it_is_thread_safe_runs_one_batch_at_a_time():
