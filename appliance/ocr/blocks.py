@@ -467,11 +467,13 @@ def split_region(rows: list[Row], sub_questions_start: bool) -> list[Block]:
     part = 0  # the problem's last sub-question number so far (0: none)
     for row in rows:
         sub = next_part(row.text, part, blocks[-1]) if sub_questions_start and blocks and not kinds[-1][0] else 0
-        numbered = not sub and starts_problem(row.text, sub_questions_start) and not (
-            blocks and (continues_bracket(blocks[-1][-1].text, row.text)
-                        or continues_quantity(blocks[-1][-1].text, row.text)))
-        header = starts_answer(row.text) or is_header(row.text) \
-            or bool(blocks and is_label_after(blocks[-1][-1].text, row.text))
+        # A line that goes on with the sentence above ("6). (3 marks)" under 「…and (3,」)
+        # starts no problem, and is no header though its words look like a number alone.
+        wrapped = bool(blocks) and (continues_bracket(blocks[-1][-1].text, row.text)
+                                    or continues_quantity(blocks[-1][-1].text, row.text))
+        numbered = not sub and not wrapped and starts_problem(row.text, sub_questions_start)
+        header = not wrapped and (starts_answer(row.text) or is_header(row.text)
+                                  or bool(blocks and is_label_after(blocks[-1][-1].text, row.text)))
         if blocks and not kinds[-1][0] and is_score_only(row.text):
             blocks[-1].append(row)  # the problem's score note, wrapped onto a line of its own
         elif blocks and not header and not numbered and _bare_number(blocks[-1], sub_questions_start):

@@ -83,6 +83,8 @@ def scripts(text: str, spans: list[tuple[int, int]], ink: np.ndarray, params: Gl
     for i, ch in enumerate(text):
         if not ch.isdigit() or not i or not (text[i - 1].isalpha() or text[i - 1] in ")）" or out[i - 1] != text[i - 1]):
             continue
+        if _cjk(text[i - 1]) and i + 1 < len(text) and _cjk(text[i + 1]):
+            continue  # 「第3题」: a Chinese character's ink reaches lower than a digit's
         rows = ink_rows(ink, spans[i])
         if rows is None:
             continue
@@ -91,6 +93,10 @@ def scripts(text: str, spans: list[tuple[int, int]], ink: np.ndarray, params: Gl
         elif rows[0] > top + params.lowered * height and text[i - 1].isalpha():
             out[i] = ch.translate(SUBSCRIPT)
     return "".join(out)
+
+
+def _cjk(ch: str) -> bool:
+    return "\u3400" <= ch <= "\u9fff"
 
 
 def drawn_blanks(text: str, spans: list[tuple[int, int]], ink: np.ndarray, params: GlyphParams) -> str:

@@ -20,7 +20,10 @@ _DOTTED = r"(?:\d{1,3}\s*(?:[.．](?!\d)|[、)）])|[一二三四五六七八九
 # closing one read as a dot ("[14.What is…").
 _BRACKETED = (r"(?:[（(]\s*\d{1,2}\s*[)）]|[（(【\[〔［]\s*\d{1,3}\s*[)）】\]〕］]|\d{1,3}\s*[】\]〕］]"
               r"|[【\[〔［]\s*\d{1,3}\s*[.．](?!\d)|[\u2474-\u2487])")
-_CIRCLED = r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]"
+# A circled number over 10 is read as two circled digits (⑯ as 「⑩⑥」 or 「①⑥」) or as a
+# circled one and a plain digit before the problem's words (「⑩6 在等差数列…」).
+_CIRCLED = (r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]"
+            r"(?:[\u2460-\u2473\u24ea]|\d(?=\s*[\u4e00-\u9fff“\"《「（(A-Z]))?")
 # 「第3题」, also when the recogniser lost or misread 第 before an Arabic number: 「3题」 「笔3题」.
 _NTH = rf"(?:第\s*[{CN_DIGITS}\d]+|[第笔弟苐]?\s*\d{{1,3}})\s*(?:小)?题\s*[.．、:：]?"
 _EXAMPLE = r"例\s*\d{1,3}\s*[.．、:：]?"
@@ -338,9 +341,40 @@ def strip_number(text: str) -> str:
 
 
 def blanks(text: str) -> str:
-    """A run of underscores (or a lone one between words) becomes ``____``; a lowered
-    index read with a letter o for its zero (a1o, S1o) gets its zero back."""
-    return _INDEX_O.sub("0", _UNDERSCORES.sub(BLANK, text))
+    """A run of underscores (or a lone one between words, or one stuck to a word's edge
+    where a short line was read as "_": "here _ten") becomes ``____``; a lowered index
+    read with a letter o for its zero (a1o, S1o) gets its zero back."""
+    text = _UNDERSCORES.sub(BLANK, text)
+    text = _UNDERSCORE_BEFORE_WORD.sub(BLANK + " ", text)
+    return _INDEX_O.sub("0", _UNDERSCORE_AFTER_WORD.sub(" " + BLANK, text))
+
+
+# One underscore with a space on one side and a word on the other.
+_UNDERSCORE_BEFORE_WORD = re.compile(r"(?:(?<=\s)|^)[_＿](?=[A-Za-z0-9\u4e00-\u9fff])")
+_UNDERSCORE_AFTER_WORD = re.compile(r"(?<=[A-Za-z0-9\u4e00-\u9fff])[_＿](?=\s|$)")
 
 
 _INDEX_O = re.compile(r"(?<=[A-Za-z]\d)o(?![A-Za-z])")
+
+
+# The answer bracket printed after a question for the letter or word to be written in
+# (「…是多少？（　　）」): empty, or only its opening half read where the closing one is faint.
+_ANSWER_BRACKET = re.compile(r"\s*[（(]\s*[)）]?\s*$")
+
+
+_CLOSING_AFTER_END = re.compile(r"(?<=[?？。.!！])\s*([)）」』】\]])$")
+_OPENING = {")": "(（", "）": "(（", "」": "「", "』": "『", "】": "【", "]": "[【"}
+
+
+def without_answer_bracket(text: str) -> str:
+    """The text without an empty bracket (or a lone opening one) at its end: the space
+    for the answer says nothing of the problem; nor a closing one after its last sentence
+    that closes nothing (what was read of that space, or of a mark beside it)."""
+    text = _ANSWER_BRACKET.sub("", text)
+    closing = _CLOSING_AFTER_END.search(text)
+    if closing:
+        mark = closing.group(1)
+        opened = sum(text.count(c) for c in _OPENING[mark])
+        if opened < sum(text.count(c) for c in _OPENING if _OPENING[c] == _OPENING[mark]):
+            text = text[:closing.start()]
+    return text

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from appliance.ocr.blocks import Block
 from appliance.ocr.layout import join
 from appliance.ocr.problem_text import (blanks, is_options, reads_as_question, starts_sub_questions, stem_asks,
-                                       strip_number, without_sub_questions, without_working)
+                                       strip_number, without_answer_bracket, without_sub_questions,
+                                       without_working)
 from appliance.ocr.result import OcrLine
 
 
@@ -117,11 +118,11 @@ def _holds_centre(block: Block, size: tuple[int, int]) -> bool:
 def problem_text(block: Block) -> str:
     """What is searched: the block's text up to its answer options (A. … B. …; the bank keeps
     a question's stem), or up to its sub-questions where the stem asks by itself (「…是多少？
-    (1) 列出算式；(2) …」: they say how to answer), without its number, score note or working
-    after its end."""
+    (1) 列出算式；(2) …」: they say how to answer), without its number, score note, working
+    after its end or empty answer bracket (「（　）」) at its end."""
     text = ""
     for i, row in enumerate(block.rows):
         if i and (is_options(row.text) or (starts_sub_questions(row.text) and stem_asks(text))):
             break
         text = join(text, row.text)
-    return without_working(blanks(strip_number(without_sub_questions(text))).strip())
+    return without_answer_bracket(without_working(blanks(strip_number(without_sub_questions(text))).strip()))

@@ -36,6 +36,23 @@ def test_a_lowered_digit_after_a_letter_is_a_subscript():
     assert refine(reading, image).text == "H₂O"
 
 
+def test_a_digit_between_two_chinese_characters_is_no_script():
+    # 「第3题」: the characters' ink reaches lower than the digit's, which then looks raised.
+    image = crop()
+    ink(image, (6, 46), (6, 32))  # 第
+    ink(image, (6, 22), (54, 62))  # 3, no lower than a raised one
+    ink(image, (6, 46), (70, 100))  # 题
+    ink(image, (6, 46), (110, 140))  # 计
+    reading = Reading("第3题计", 0.9, (step(24), step(58), step(84), step(124)))
+    assert refine(reading, image) == reading
+    unit = crop()
+    ink(unit, (6, 46), (10, 40))  # 方
+    ink(unit, (6, 46), (50, 80))  # 米
+    ink(unit, (6, 22), (92, 104))  # 2 up high, before the full stop: a unit's square
+    raised = Reading("方米2。", 0.9, (step(24), step(64), step(100), step(130)))
+    assert refine(raised, unit).text == "方米²。"
+
+
 def test_a_digit_on_the_line_stays_as_it_is():
     image = crop()
     ink(image, (18, 40), (22, 34))

@@ -182,6 +182,13 @@ def test_problems_are_not_headers(line):
 
 
 @pytest.mark.parametrize("line, rest", [
+    ("⑩⑥“但愿人长久”出自哪首词？", "“但愿人长久”出自哪首词？"), ("①⑤ 一次函数 y = 2x + 1", "一次函数 y = 2x + 1"),
+    ("⑩6 在等差数列中", "在等差数列中"), ("⑤1/2 + 1/3 = ?", "1/2 + 1/3 = ?"), ("⑤2x + 3 = 7", "2x + 3 = 7")])
+def test_a_circled_number_over_ten_read_as_two_digits_is_the_problem_number(line, rest):
+    assert strip_number(line) == rest
+
+
+@pytest.mark.parametrize("line, rest", [
     ("22. What is 3.5 + 2?", "What is 3.5 + 2?"), ("（3）求 x", "求 x"), ("第3题 求 x", "求 x"),
     ("1.（5分）解方程", "解方程"), ("Q3. Solve", "Solve"), ("①已知", "已知"), ("3.14 是什么", "3.14 是什么"),
     ("100 g 盐", "100 g 盐"), ("(-3)² - 2", "(-3)² - 2"),
@@ -684,6 +691,43 @@ def test_a_line_that_closes_a_bracket_left_open_above_is_no_problem_number():
     assert arrange_page(boxes, SIZE).text == "Find the slope of the line passing through the points (1, 2) and (3, 8)."
     sub = [box("(1) 求它的周长；", 300, 540, 500), box("(2) 求它的面积。", 300, 600, 500)]  # brackets closed above
     assert [b.text for b in find_blocks(sub, SIZE)] == ["(1) 求它的周长；", "(2) 求它的面积。"]
+
+
+def test_a_wrapped_bracket_with_the_score_note_after_it_is_no_header():
+    # 「6). (3 marks)」 reads like a number alone with its score note: a header, on its own.
+    # Under 「…and (3,」 it closes the bracket left open, and the given stays whole.
+    boxes = [box("Problem 5 Find the slope of the line passing through the points (1, 2) and (3,", 100, 560, 1300),
+             box("6). (3 marks)", 100, 615, 260), box("Problem 6 What is 3/4 + 1/6?", 100, 700, 600)]
+    assert arrange_page(boxes, SIZE).text == "Find the slope of the line passing through the points (1, 2) and (3, 6)."
+    alone = [box("6). (3 marks)", 100, 615, 260)]
+    assert [b.header for b in find_blocks(alone, SIZE)] == [True]
+
+
+@pytest.mark.parametrize("read", ["（）", "（ )", "()", "(", "（"])
+def test_the_empty_answer_bracket_after_the_question_is_left_out(read):
+    boxes = [box(f"3. 铁丝在氧气中燃烧生成什么物质？{read}", 300, 560, 900)]
+    assert arrange_page(boxes, SIZE).text == "铁丝在氧气中燃烧生成什么物质？"
+
+
+def test_a_bracket_with_words_in_it_at_the_end_is_kept():
+    boxes = [box("3. 他受到的重力是多少？（g 取 10 N/kg）", 300, 560, 900)]
+    assert arrange_page(boxes, SIZE).text == "他受到的重力是多少？（g 取 10 N/kg）"
+
+
+@pytest.mark.parametrize("read, kept", [("Practice makes perfect.)", "Practice makes perfect."),
+                                        ("世界上面积最大的大洲是哪个？」", "世界上面积最大的大洲是哪个？"),
+                                        ("「春眠不觉晓」的下一句是什么？」", "「春眠不觉晓」的下一句是什么？"),
+                                        ("求 f(2) 的值。)", "求 f(2) 的值。"),
+                                        ("（多选）哪些是金属？）", "（多选）哪些是金属？"),
+                                        ("求 f(x)（x > 0）", "求 f(x)（x > 0）")])
+def test_a_closing_bracket_after_the_last_sentence_that_closes_nothing_is_left_out(read, kept):
+    assert arrange_page([box(f"3. {read}", 300, 560, 900)], SIZE).text == kept
+
+
+@pytest.mark.parametrize("read", ["here _ten years.", "here_ ten years."])
+def test_a_short_blank_read_as_one_underscore_stuck_to_a_word_is_a_blank(read):
+    assert blanks(f"I have lived {read}") == "I have lived here ____ ten years."
+    assert blanks("snake_case and a_1") == "snake_case and a_1"
 
 
 def test_a_problem_with_its_own_score_note_after_a_chinese_numeral_is_no_section_heading():
