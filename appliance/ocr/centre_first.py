@@ -2,8 +2,10 @@
 
 When a class photographs one problem at once, photos queue for recognition, and on a
 worksheet page most of that work is the lines far from the problem the student framed.
-While photos wait, the reader reads a page in bands that grow from the frame's centre
-(measured on the levelled page, in shares of the frame's height) and stops as soon as the
+While photos wait, the reader reads a page in bands that grow from the row at the
+frame's centre (rows of the levelled page, counted out above and below it: a page of
+large print and one of small print are read a like number of rows at a time) and stops
+as soon as the
 problem chosen from what is read has ``rows_beyond`` rows of read text above and below
 it (the last band, everything, always settles it). Everything after that would only
 repeat the choice. A page with columns has its gutters found in all of its boxes before
@@ -32,8 +34,8 @@ from appliance.ocr.skew import Skew, measure_skew
 
 @dataclass(frozen=True)
 class CentreFirstParams:
-    first_band: float = 0.15  # the first band reaches this share of the frame's height above and below its centre
-    band_step: float = 0.10  # each next band this much further
+    # Each band reaches this many rows above and below the row at the frame's centre.
+    rows_out: tuple[int, ...] = (2, 3, 4, 6, 9)
     rows_beyond: int = 2  # rows of read text the chosen problem needs above and below it
     # A page of more lines is read whole: each band's layout would cost more than reading
     # it saves (the layout is quadratic in lines; worksheet pages have 10-60).
@@ -72,9 +74,20 @@ class ReadingPlan:
                 and self._rows([y for y in read if y > bottom]) >= self.rows_needed)
 
     def _rows(self, centres: list[float]) -> int:
-        """Rows among box middles: a new row where the next middle is half a line lower."""
-        centres = sorted(centres)
-        return sum(1 for i, y in enumerate(centres) if i == 0 or y - centres[i - 1] > 0.5 * self.unit)
+        return len(rows_of(centres, self.unit))
+
+
+def rows_of(centres: list[float] | tuple[float, ...], unit: float) -> list[list[int]]:
+    """Indices of box middles in rows, top to bottom: a new row where the next middle is
+    half a line lower."""
+    rows: list[list[int]] = []
+    previous = None
+    for i in sorted(range(len(centres)), key=lambda i: centres[i]):
+        if previous is None or centres[i] - previous > 0.5 * unit:
+            rows.append([])
+        rows[-1].append(i)
+        previous = centres[i]
+    return rows
 
 
 def plan_reading(quads: list[np.ndarray], size: tuple[int, int],
@@ -89,12 +102,12 @@ def plan_reading(quads: list[np.ndarray], size: tuple[int, int],
     everything = tuple(range(len(quads)))
     bands: list[tuple[int, ...]] = []
     gutters = page_gutters(levelled, unit, BlockParams()) if quads else ()
-    reach = params.first_band if 0 < len(quads) <= params.max_lines else 0.5
-    while reach < 0.5:
-        band = tuple(i for i, y in enumerate(centres) if abs(y - height / 2) <= reach * height)
+    rows = rows_of(centres, unit)
+    middle = min(range(len(rows)), key=lambda r: min(abs(centres[i] - height / 2) for i in rows[r]), default=0)
+    for reach in params.rows_out if 0 < len(quads) <= params.max_lines else ():
+        band = tuple(sorted(i for row in rows[max(0, middle - reach):middle + reach + 1] for i in row))
         if len(band) == len(quads):
             break
-        if band and (not bands or len(band) > len(bands[-1])):
+        if not bands or len(band) > len(bands[-1]):
             bands.append(band)
-        reach += params.band_step
     return ReadingPlan((*bands, everything), centres, skew, unit, params.rows_beyond, gutters)

@@ -28,16 +28,23 @@ def test_bands_grow_from_the_centre_and_the_last_holds_every_line():
     assert len(plan.bands) > 2 and plan.bands[-1] == tuple(range(13))
     for inner, outer in zip(plan.bands, plan.bands[1:]):
         assert set(inner) < set(outer)
-    first = [float(quads[i][:, 1].mean()) for i in plan.bands[0]]
-    assert all(abs(y - 700) <= 0.15 * 1400 for y in first)
-    outside = [i for i in range(13) if i not in plan.bands[0]]
-    assert all(abs(float(quads[i][:, 1].mean()) - 700) > 0.15 * 1400 for i in outside)
+    assert plan.bands[0] == (4, 5, 6, 7, 8)  # the row at the centre (6), two rows each side
+    assert plan.bands[1] == (3, 4, 5, 6, 7, 8, 9)
+
+
+def test_bands_are_counted_in_rows_whatever_the_print_size():
+    """Large print (rows 200 px apart) and small (50 px): the first band holds five rows of
+    either; in shares of the frame's height it would hold two of one and 13 of the other."""
+    for step, count in ((200, 7), (50, 27)):
+        quads = [_quad(100, y, 900, y + 0.4 * step) for y in range(700 - step * (count // 2), 1400, step)][:count]
+        band = plan_reading(quads, SIZE).bands[0]
+        assert len(band) == 5, step
 
 
 def test_a_page_of_very_many_lines_is_read_whole():
     """Each band is laid out anew, and the layout is quadratic in lines: past ``max_lines``
     reading part of a dense page (or a photo of noise) would cost more than it saves."""
-    quads = _rows(step=10, count=130)
+    quads = _rows(lefts=tuple((x, x + 80) for x in range(0, 1000, 100)))  # 13 rows of 10
     assert len(plan_reading(quads, SIZE, CentreFirstParams(max_lines=130)).bands) > 2
     assert plan_reading(quads, SIZE).bands == (tuple(range(130)),)  # the default: 100
 
@@ -65,7 +72,7 @@ def test_a_band_of_a_two_column_page_is_laid_out_in_its_columns():
             number = 2 * k + (1 if side == "左" else 2)
             boxes.append(TextBox(f"{number}. {side}栏第{number}题第一行", 0.95, _quad(x0, y, x1, y + 60)))
             boxes.append(TextBox(f"{side}栏第{number}题第二行？", 0.95, _quad(x0, y + 70, x1, y + 130)))
-    plan = plan_reading([b.quad for b in boxes], SIZE)
+    plan = plan_reading([b.quad for b in boxes], SIZE, CentreFirstParams(rows_out=(1, 3)))
     read = [boxes[i] for i in plan.bands[0]]
     problems = arrange_page(read, SIZE, gutters=plan.gutters_for(0)).page_text.splitlines()
     assert len(problems) >= 4 and all(("左" in p) != ("右" in p) for p in problems)  # one column each
