@@ -343,10 +343,17 @@ def strip_number(text: str) -> str:
 def blanks(text: str) -> str:
     """A run of underscores (or a lone one between words, or one stuck to a word's edge
     where a short line was read as "_": "here _ten") becomes ``____``; a lowered index
-    read with a letter o for its zero (a1o, S1o) gets its zero back."""
+    read with a letter o for its zero (a1o, S1o) gets its zero back, and a Chinese
+    sentence's full stop read as o after it (求a10o) its 。."""
     text = _UNDERSCORES.sub(BLANK, text)
     text = _UNDERSCORE_BEFORE_WORD.sub(BLANK + " ", text)
+    if _STOP_READ_AS_O.search(text) and re.search(r"[\u4e00-\u9fff]", text):
+        text = text[:-1] + "。"  # 「…求 a₁₀。」 read 「求a10o」 or 「求a1oo」
     return _INDEX_O.sub("0", _UNDERSCORE_AFTER_WORD.sub(" " + BLANK, text))
+
+
+# A Chinese sentence's full stop after an index, read as the letter o.
+_STOP_READ_AS_O = re.compile(r"[A-Za-z]\d[\do]o$")
 
 
 # One underscore with a space on one side and a word on the other.

@@ -371,6 +371,13 @@ def test_a_lowered_index_read_with_the_letter_o_gets_its_zero():
     assert blanks("a1ok") == "a1ok" and blanks("10 of them") == "10 of them"
 
 
+def test_a_chinese_full_stop_read_as_o_after_an_index_is_a_full_stop():
+    assert blanks("公差 d = 3，求a10o") == "公差 d = 3，求a10。"
+    assert blanks("公差 d = 3，求a1oo") == "公差 d = 3，求a10。"
+    assert blanks("Solve for a10o") == "Solve for a10o"  # no Chinese sentence to end
+    assert blanks("求 a1o") == "求 a10"  # one o: the index's zero, as before
+
+
 @pytest.mark.parametrize("line, rest", [
     ("【3】北回归线的纬度大约是多少？", "北回归线的纬度大约是多少？"),
     ("[2】 100g 氯化钠溶液中含有25g氯化钠。", "100g 氯化钠溶液中含有25g氯化钠。"),  # one bracket misread
