@@ -5,9 +5,8 @@ worksheet page most of that work is the lines far from the problem the student f
 While photos wait, the reader reads a page in bands that grow from the row at the
 frame's centre (rows of the levelled page, counted out above and below it: a page of
 large print and one of small print are read a like number of rows at a time) and stops
-as soon as the
-problem chosen from what is read has ``rows_beyond`` rows of read text above and below
-it (the last band, everything, always settles it). Everything after that would only
+as soon as the problem chosen from what is read has ``rows_beyond`` rows of read text
+above and below it (the last band, everything, always settles it). Everything after that would only
 repeat the choice. A page with columns has its gutters found in all of its boxes before
 anything is read (which column a line belongs to is decided from rows far above and
 below); each band's layout is given them. A page whose way up is still to be settled is
