@@ -364,20 +364,19 @@ _UNDERSCORE_AFTER_WORD = re.compile(r"(?<=[A-Za-z0-9\u4e00-\u9fff])[_＿](?=\s|$
 _INDEX_O = re.compile(r"(?<=[A-Za-z]\d)o(?![A-Za-z])")
 
 
-# The answer bracket printed after a question for the letter or word to be written in
-# (「…是多少？（　　）」): empty, or only its opening half read where the closing one is faint.
-_ANSWER_BRACKET = re.compile(r"\s*[（(]\s*[)）]?\s*$")
-
-
 _CLOSING_AFTER_END = re.compile(r"(?<=[?？。.!！])\s*([)）」』】\]])$")
 _OPENING = {")": "(（", "）": "(（", "」": "「", "』": "『", "】": "【", "]": "[【"}
 
 
 def without_answer_bracket(text: str) -> str:
-    """The text without an empty bracket (or a lone opening one) at its end: the space
-    for the answer says nothing of the problem; nor a closing one after its last sentence
-    that closes nothing (what was read of that space, or of a mark beside it)."""
-    text = _ANSWER_BRACKET.sub("", text)
+    """The text without the answer bracket at its end (「…是多少？（　　）」: empty, or its
+    opening half alone where the closing one is faint), or a closing one after its last
+    sentence that closes nothing. Stripped from the end: a pattern would try every start
+    of a long run of spaces (SECURITY.md F11)."""
+    body = text.rstrip()
+    if body[-1:] in (")", "）") and body[:-1].rstrip()[-1:] in ("(", "（"):
+        body = body[:-1].rstrip()
+    text = body[:-1].rstrip() if body[-1:] in ("(", "（") else text
     closing = _CLOSING_AFTER_END.search(text)
     if closing:
         mark = closing.group(1)
@@ -385,3 +384,4 @@ def without_answer_bracket(text: str) -> str:
         if opened < sum(text.count(c) for c in _OPENING if _OPENING[c] == _OPENING[mark]):
             text = text[:closing.start()]
     return text
+

@@ -716,6 +716,15 @@ def test_the_empty_answer_bracket_after_the_question_is_left_out(read):
     assert arrange_page(boxes, SIZE).text == "铁丝在氧气中燃烧生成什么物质？"
 
 
+def test_a_long_run_of_spaces_costs_no_more_than_its_length():
+    # A pattern that began with spaces tried every start of the run: these two texts took
+    # 25 s there (SECURITY.md F11). Stripped from the end, they are read at once.
+    from appliance.ocr.problem_text import without_answer_bracket
+
+    assert without_answer_bracket("(" + " " * 60_000 + "x") == "(" + " " * 60_000 + "x"
+    assert without_answer_bracket("是多少？" + " " * 60_000 + "（" + " " * 60_000 + "）") == "是多少？"
+
+
 def test_a_bracket_with_words_in_it_at_the_end_is_kept():
     boxes = [box("3. 他受到的重力是多少？（g 取 10 N/kg）", 300, 560, 900)]
     assert arrange_page(boxes, SIZE).text == "他受到的重力是多少？（g 取 10 N/kg）"
