@@ -21,8 +21,8 @@ import cv2
 import numpy as np
 
 from appliance.ocr.geometry import crop_line
-from appliance.ocr.problem_text import SCORE, ends_sentence, is_mark
 from appliance.ocr.rec import STRIDE, Reading
+from appliance.wording.problem_text import SCORE, ends_sentence, is_mark
 
 SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")

@@ -23,11 +23,12 @@ ALLOWED = {
     "teachers": {"common", "db"},
     "asklog": {"common", "db", "bank"},
     "inference": {"common", "db", "bank"},
-    "ocr": {"common", "inference"},
-    "ask": {"common", "db", "bank", "asklog", "inference", "ocr"},
-    "serve": {"common", "db", "bank", "asklog", "inference", "ocr", "ask", "teachers"},
+    "wording": {"common"},
+    "ocr": {"common", "inference", "wording"},
+    "ask": {"common", "db", "bank", "asklog", "inference", "wording", "ocr"},
+    "serve": {"common", "db", "bank", "asklog", "inference", "wording", "ocr", "ask", "teachers"},
     "ops": {"common", "db"},
-    "bench": {"common", "db", "bank", "asklog", "inference", "ocr", "ask", "serve"},
+    "bench": {"common", "db", "bank", "asklog", "inference", "wording", "ocr", "ask", "serve"},
 }
 BASE = {"config", "ui_config", "__init__"}
 ROOT = {"cli", "daemon"}

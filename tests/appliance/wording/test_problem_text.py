@@ -1,0 +1,208 @@
+"""Text rules about a printed problem page: numbers, headers, score notes, marks, blanks,
+working and answer brackets (no geometry: tests/appliance/ocr/test_select.py reads pages)."""
+
+import pytest
+
+from appliance.wording.problem_text import (blanks, is_header, is_mark, is_scribble, reads_as_working,
+                                            strip_number, strip_ticks, without_answer_bracket, without_working)
+
+
+@pytest.mark.parametrize("line, rest", [("V【2】“欲穷千里目”的下一句是什么？", "【2】“欲穷千里目”的下一句是什么？"),
+                                        ("v(3) 水的化学式是什么？", "(3) 水的化学式是什么？")])
+def test_a_tick_read_as_v_before_the_number_is_a_mark(line, rest):
+    assert strip_ticks(line) == rest
+
+
+def test_an_english_score_note_whose_bracket_was_read_as_a_letter_is_left_out():
+    assert strip_number("[4 markl In what year did Columbus reach the Americas?") == \
+        "In what year did Columbus reach the Americas?"
+    assert strip_number("[4 marksIn what year?") == "[4 marksIn what year?"  # no bracket at all: left as read
+
+
+@pytest.mark.parametrize("line", ["第一题（5分）", "Homework 3, Question 1", "Question 2", "一、选择题（每题 5 分）",
+                                  "Name: ______  Class: ______", "姓名：______ 班级：______"])
+def test_headers(line):
+    assert is_header(line)
+
+
+@pytest.mark.parametrize("line", ["解方程：2x + 3 = 11", "What is the sum of the interior angles of a hexagon?",
+                                  "100 g 氯化钠溶液中含有 10 g 氯化钠", "3.14 是圆周率的近似值吗？"])
+def test_problems_are_not_headers(line):
+    assert not is_header(line)
+
+
+@pytest.mark.parametrize("line, rest", [
+    ("⑩⑥“但愿人长久”出自哪首词？", "“但愿人长久”出自哪首词？"), ("①⑤ 一次函数 y = 2x + 1", "一次函数 y = 2x + 1"),
+    ("⑩6 在等差数列中", "在等差数列中"), ("⑤1/2 + 1/3 = ?", "1/2 + 1/3 = ?"), ("⑤2x + 3 = 7", "2x + 3 = 7")])
+def test_a_circled_number_over_ten_read_as_two_digits_is_the_problem_number(line, rest):
+    assert strip_number(line) == rest
+
+
+@pytest.mark.parametrize("line, rest", [
+    ("22. What is 3.5 + 2?", "What is 3.5 + 2?"), ("（3）求 x", "求 x"), ("第3题 求 x", "求 x"),
+    ("1.（5分）解方程", "解方程"), ("Q3. Solve", "Solve"), ("①已知", "已知"), ("3.14 是什么", "3.14 是什么"),
+    ("100 g 盐", "100 g 盐"), ("(-3)² - 2", "(-3)² - 2"),
+    ("水的化学式是什么？（7分）", "水的化学式是什么？"), ("Q4 Solve 2x = 6. [4 marks]", "Solve 2x = 6."),
+    ("Q24一个长方形的面积是多少？", "一个长方形的面积是多少？"), ("3. 求点 (1, 2) 到原点的距离", "求点 (1, 2) 到原点的距离"),
+])
+def test_strip_number(line, rest):
+    assert strip_number(line) == rest
+
+
+def test_marks_and_blanks():
+    assert is_mark("√") and is_mark("①") and not is_mark("x²") and not is_mark("解")
+    assert blanks("He ___ to") == "He ____ to" and blanks("a_1") == "a_1"
+
+
+@pytest.mark.parametrize("line", ["(本小题满分3分)一块金属的质量是 270 g，求它的密度。",
+                                  "3.（本题4分）一块金属的质量是 270 g，求它的密度。",
+                                  "一块金属的质量是 270 g，求它的密度。(10 pts)"])
+def test_score_notes_of_exam_papers_are_left_out(line):
+    assert strip_number(line) == "一块金属的质量是 270 g，求它的密度。"
+
+
+@pytest.mark.parametrize("word", ["mm", "common", "Mmm, nine men", "nominal"])
+def test_words_with_m_and_n_are_not_strokes(word):
+
+    assert not is_scribble(word)
+
+
+@pytest.mark.parametrize("line, rest", [
+    ("18世界上面积最大的大洋是哪个？", "世界上面积最大的大洋是哪个？"),
+    ("16 Fill in the blank with \"a\" or \"an\": ___ apple", "Fill in the blank with \"a\" or \"an\": ___ apple"),
+    ("12《南京条约》是哪一年签订的？", "《南京条约》是哪一年签订的？"),
+    ("12“春眠不觉晓”的下一句是什么？", "“春眠不觉晓”的下一句是什么？"),
+    ("5 (10分）计算 H2O 的相对分子质量。", "计算 H2O 的相对分子质量。"),  # a circled ⑤ read as 5
+])
+def test_a_number_whose_dot_was_lost_is_still_the_problem_number(line, rest):
+    assert strip_number(line) == rest
+
+
+@pytest.mark.parametrize("line", ["36的最大公因数是多少？", "10项的和是多少？", "2小时行驶了120千米", "0.5 A 的电流",
+                                  "12 g of water"])
+def test_a_number_that_starts_a_given_is_no_problem_number(line):
+    assert strip_number(line) == line
+
+
+def test_a_lowered_index_read_with_the_letter_o_gets_its_zero():
+    assert blanks("求 a1o。") == "求 a10。" and blanks("求前 10 项和S1o") == "求前 10 项和S10"
+    assert blanks("a1ok") == "a1ok" and blanks("10 of them") == "10 of them"
+
+
+def test_a_chinese_full_stop_read_as_o_after_an_index_is_a_full_stop():
+    assert blanks("公差 d = 3，求a10o") == "公差 d = 3，求a10。"
+    assert blanks("公差 d = 3，求a1oo") == "公差 d = 3，求a10。"
+    assert blanks("Solve for a10o") == "Solve for a10o"  # no Chinese sentence to end
+    assert blanks("求 a1o") == "求 a10"  # one o: the index's zero, as before
+
+
+@pytest.mark.parametrize("line, rest", [
+    ("【3】北回归线的纬度大约是多少？", "北回归线的纬度大约是多少？"),
+    ("[2】 100g 氯化钠溶液中含有25g氯化钠。", "100g 氯化钠溶液中含有25g氯化钠。"),  # one bracket misread
+    ("〔12〕《春晓》的作者是谁？", "《春晓》的作者是谁？"),
+    ("【10）豌豆的高茎对矮茎为显性。", "豌豆的高茎对矮茎为显性。"),  # brackets that do not pair
+    ("13】血液循环中，肺循环开始于哪个腔？", "血液循环中，肺循环开始于哪个腔？"),  # the opening one lost
+    ('[14.What is the comparative form of "good"?', 'What is the comparative form of "good"?'),  # closing one: a dot
+    ("[1.5, 2] 上函数的最大值是多少？", "[1.5, 2] 上函数的最大值是多少？"),  # an interval is no number
+])
+def test_a_number_in_square_brackets_is_a_problem_number(line, rest):
+    assert strip_number(line) == rest
+
+
+@pytest.mark.parametrize("line", ["三、基础知识", "一、解方程", "二、填空（每题3分）"])
+def test_a_section_heading_with_a_short_label_is_a_header(line):
+    assert is_header(line)
+
+
+@pytest.mark.parametrize("line", ["十一、解方程：2x + 3 = 13", "三、光合作用的场所是哪里？"])
+def test_a_chinese_numbered_problem_is_no_section_heading(line):
+    assert not is_header(line)
+
+
+def test_strokes_read_as_w_and_n_are_left_out():
+
+    assert is_scribble("WWNN") and is_scribble("uvvw mn")
+    assert not is_scribble("window") and not is_scribble("Venn")
+
+
+def test_a_short_sheet_title_is_a_header_and_a_problem_that_practises_is_not():
+    assert is_header("期中复习 综合练习")
+    assert is_header("Unit 5 Review")
+    assert not is_header("小明每天练习钢琴 2 小时，一周练习多少小时？")
+    assert not is_header("What is the past tense of \"practise\"?")
+
+
+def test_a_tick_before_a_q_number_is_a_mark():
+    assert strip_ticks("√Q20《论语》主要记录了谁的言行？") == "Q20《论语》主要记录了谁的言行？"
+
+
+@pytest.mark.parametrize("line", ["由牛顿第二定律F = ma", "移项得2x = 8", "两个方程相加得2x = 14", "所以 x = 4",
+                                  "So x = 4", "E_k = 1/2mv² ="])
+def test_working_reads_as_working(line):
+    assert reads_as_working(line)
+
+
+@pytest.mark.parametrize("line", ["由于空气阻力很小，可以忽略。", "由图可知，物体运动的速度是多少？", "Take g = 10 N/kg.",
+                                  "以及它消耗的电功率。", "（相对原子质量：H-1，O-16）", "所得溶液的质量分数是多少？"])
+def test_problem_text_does_not_read_as_working(line):
+    assert not reads_as_working(line)
+
+
+@pytest.mark.parametrize("line, rest", [("+2 第3题一个正方体的棱长是4厘米，它的表面积是多少平方厘米?", "第3题一个正方体"),
+                                        ("-2 Ex. 1 What is the sum of the interior angles of a hexagon?", "Ex. 1 What"),
+                                        ("4⑥一个定值电阻两端的电压是6V", "⑥一个定值电阻"),
+                                        ("-2 的绝对值是多少？", "-2 的绝对值"), ("+3 = 5 中的未知数是多少？", "+3 = 5")])
+def test_a_score_the_teacher_wrote_before_the_number_is_a_mark(line, rest):
+    assert strip_ticks(line).startswith(rest)
+
+
+@pytest.mark.parametrize("text, kept", [("What is its kinetic energy? E_k = 1/2mv² =", "What is its kinetic energy?"),
+                                        ("解方程: x² - 5x + 6 = 0 (10 marks) x2 = 3", "解方程: x² - 5x + 6 = 0 (10 marks)"),
+                                        ("计算：(-3)² - 2 × (-5) =", "计算：(-3)² - 2 × (-5) ="),
+                                        ("Take g = 9.8 m/s².", "Take g = 9.8 m/s²."), ("已知 a = 2.5, b = 3", "已知 a = 2.5, b = 3"),
+                                        ("鸦片战争爆发于哪一年?√1840", "鸦片战争爆发于哪一年?"),
+                                        ("第一次世界大战爆发于哪一年?（3分) 921918", "第一次世界大战爆发于哪一年?（3分)"),
+                                        ("它的周长是多少厘米？（π 取 3.14）", "它的周长是多少厘米？（π 取 3.14）"),
+                                        ("现价是多少元？ 160", "现价是多少元？"), ("水的沸点是多少摄氏度？100℃", "水的沸点是多少摄氏度？"),
+                                        ("What is 3 + 4? 7 marks", "What is 3 + 4? 7 marks"), ("", ""),
+                                        ("I have lived here ___ 2010. 5", "I have lived here ___ 2010."),
+                                        ("取 π = 3.14", "取 π = 3.14")])
+def test_working_after_the_end_is_cut_off_and_nothing_else(text, kept):
+    assert without_working(text) == kept
+
+
+def test_a_long_run_of_spaces_costs_no_more_than_its_length():
+    # A pattern that began with spaces tried every start of the run: these two texts took
+    # 25 s there (SECURITY.md F11). Stripped from the end, they are read at once.
+    assert without_answer_bracket("(" + " " * 60_000 + "x") == "(" + " " * 60_000 + "x"
+    assert without_answer_bracket("是多少？" + " " * 60_000 + "（" + " " * 60_000 + "）") == "是多少？"
+
+
+@pytest.mark.parametrize("read", ["here _ten years.", "here_ ten years."])
+def test_a_short_blank_read_as_one_underscore_stuck_to_a_word_is_a_blank(read):
+    assert blanks(f"I have lived {read}") == "I have lived here ____ ten years."
+    assert blanks("snake_case and a_1") == "snake_case and a_1"
+
+
+def test_a_problem_with_its_own_score_note_after_a_chinese_numeral_is_no_section_heading():
+    assert not is_header("十六、（本题4分）牛顿第一定律的内容是什么？")
+    assert is_header("二、填空题（每题 4 分）")
+
+
+@pytest.mark.parametrize("line, rest", [("求 24 和 36 的最大公因数。[3分] 12", "求 24 和 36 的最大公因数。"),
+                                        ("Which organelle is known as the \"powerhouse of the cell\"? [6]",
+                                         "Which organelle is known as the \"powerhouse of the cell\"?"),
+                                        ("求 f(6)", "求 f(6)"), ("已知 a = [2]", "已知 a = [2]"),
+                                        ("子代中矮茎所占的比例是多少?（本题4分)41/4（）", "子代中矮茎所占的比例是多少?"),
+                                        ("它的面积是多少？（5分）它的周长是多少？", "它的面积是多少？（5分）它的周长是多少？")])
+def test_marks_after_the_end_are_left_out(line, rest):
+    assert strip_number(line) == rest
+
+
+@pytest.mark.parametrize("line, rest", [("☆ 10. What is the past tense of \"go\"?", "What is the past tense of \"go\"?"),
+                                        ("★18.解方程：x²-5x+6=0", "解方程：x²-5x+6=0"),
+                                        ("3/5 12. 常温（25 ℃）下纯水的 pH 是多少？", "常温（25 ℃）下纯水的 pH 是多少？")])
+def test_a_star_or_a_score_written_before_the_number_is_a_mark(line, rest):
+    assert strip_number(strip_ticks(line)) == rest
+
+
