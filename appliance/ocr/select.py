@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from appliance.ocr.blocks import Block
 from appliance.ocr.layout import join
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (blanks, is_options, reads_as_question, starts_sub_questions,
-                                            stem_asks, strip_number, without_answer_bracket,
+from appliance.wording.problem_text import (blanks, element_symbols, is_options, reads_as_question,
+                                            starts_sub_questions, stem_asks, strip_number, without_answer_bracket,
                                             without_sub_questions, without_working)
 
 
@@ -125,5 +125,5 @@ def problem_text(block: Block) -> str:
         if i and (is_options(row.text) or (starts_sub_questions(row.text) and stem_asks(text))):
             break
         text = join(text, row.text)
-    text = blanks(strip_number(without_sub_questions(text)))
+    text = element_symbols(blanks(strip_number(without_sub_questions(text))))
     return without_answer_bracket(without_working(text.strip()))

@@ -38,14 +38,20 @@ _AFTER_LATIN = r"(?=\s|$|[^\w]|[\u3400-\u9fff])"
 _BARE = (r"(?:\d{1,2}(?![\d.．,，])(?=\s?(?![个只名岁年月日时分秒米厘千克元角度倍次天人本张条项位辆件块支层页瓶杯"
          r"和与的比除乘加减是等到至或及题小毫升吨里])[\u4e00-\u9fff《“「])|\d{1,2}(?=\s+[A-Z][a-z])"
          r"|\d{1,2}(?=\s?[（(【\[]\s*\d{1,3}\s*(?:分|points?|marks?)))")
-NUMBER = re.compile(rf"^\s*(?:{_DOTTED}|{_BARE}|{_BRACKETED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN})")
-TOP_LEVEL = re.compile(rf"^\s*(?:{_DOTTED}|{_BARE}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN})")
-SUB_LEVEL = re.compile(rf"^\s*{_BRACKETED}")
-
 # A score note: "（5分）" "(5 points)" "[3 marks]" "(每题4分)" "（本小题满分10分）".
 # An English note's closing bracket is read as l or | in some fonts ("[4 markl").
 _SCORE_NOTE = (r"[（(\[【]\s*(?:每(?:小)?题|共|本(?:小)?题(?:满分)?)?\s*\d{1,3}\s*"
                r"(?:(?:分|points?|pts?|marks?)[^)）\]】]{0,12}[)）\]】]|(?:points?|marks?)(?-i:[l|]))")
+# Any word and a number with the problem's score note after it: a label this code does not
+# know ("Task 3", "Aufgabe 3"), or a known one partly covered by a finger or pen ("crcise 7
+# (本题2分)" for "Exercise 7").
+_LABEL_BEFORE_NOTE = rf"[A-Za-z]{{2,10}}\.?\s?\d{{1,3}}\s?[.:：)]?(?=\s*(?i:{_SCORE_NOTE}))"
+NUMBER = re.compile(rf"^\s*(?:{_DOTTED}|{_BARE}|{_BRACKETED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN}"
+                    rf"|{_LABEL_BEFORE_NOTE})")
+TOP_LEVEL = re.compile(rf"^\s*(?:{_DOTTED}|{_BARE}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN}"
+                       rf"|{_LABEL_BEFORE_NOTE})")
+SUB_LEVEL = re.compile(rf"^\s*{_BRACKETED}")
+
 SCORE = re.compile(rf"^\s*{_SCORE_NOTE}", re.IGNORECASE)
 # The same note printed at the end of the problem instead ("…多少？（5分）"), perhaps with the
 # teacher's score or a figure's label read after it ("（5分） 4"), or marks as a bare number in
@@ -362,6 +368,25 @@ _UNDERSCORE_AFTER_WORD = re.compile(r"(?<=[A-Za-z0-9\u4e00-\u9fff])[_＿](?=\s|$
 
 
 _INDEX_O = re.compile(r"(?<=[A-Za-z]\d)o(?![A-Za-z])")
+
+
+# A list of relative atomic masses (「H-1，C-12，O-16」): items of an element's symbol (or
+# a 0 where an O was meant) and its mass; the gaps are bounded, so no run of spaces is
+# tried from every start.
+_LIST_GAP = r"\s{0,2}[,，、;；]?\s{0,2}"
+_MASS_ITEM = r"(?:[A-Z][a-z]?|0)\s?[-:：]\s?\d{1,3}(?:\.\d)?(?!\d)"
+_MASS_LIST = re.compile(rf"(?<![\w.]){_MASS_ITEM}(?:{_LIST_GAP}{_MASS_ITEM})+")
+_ZERO_ITEM = re.compile(r"(?:(?<=[\s,，、;；])|^)0(?=\s?[-:：])")
+
+
+def element_symbols(text: str) -> str:
+    """In a list of relative atomic masses with at least one element's symbol, an oxygen
+    read as the digit 0 gets its letter back: no element's symbol is a digit."""
+    def fix(found: re.Match) -> str:
+        items = found.group()
+        return _ZERO_ITEM.sub("O", items) if re.search("[A-Z]", items) else items
+
+    return _MASS_LIST.sub(fix, text)
 
 
 _CLOSING_AFTER_END = re.compile(r"(?<=[?？。.!！])\s*([)）」』】\]])$")

@@ -3,8 +3,9 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (blanks, is_header, is_mark, is_scribble, reads_as_working,
-                                            strip_number, strip_ticks, without_answer_bracket, without_working)
+from appliance.wording.problem_text import (blanks, element_symbols, is_header, is_mark, is_scribble, reads_as_working,
+                                            starts_problem, strip_number, strip_ticks, without_answer_bracket,
+                                            without_working)
 
 
 @pytest.mark.parametrize("line, rest", [("V【2】“欲穷千里目”的下一句是什么？", "【2】“欲穷千里目”的下一句是什么？"),
@@ -206,3 +207,35 @@ def test_a_star_or_a_score_written_before_the_number_is_a_mark(line, rest):
     assert strip_number(strip_ticks(line)) == rest
 
 
+
+@pytest.mark.parametrize(("read", "meant"), [
+    ("（相对原子质量：C-12，0-16)", "（相对原子质量：C-12，O-16)"),
+    ("（相对原子质量：H-1,0-16)", "（相对原子质量：H-1,O-16)"),
+    ("(relative atomic masses: 0-16, Na-23)", "(relative atomic masses: O-16, Na-23)"),
+    ("H：1  0：16  S：32", "H：1  O：16  S：32"),
+    ("C-12，0-16，0-16", "C-12，O-16，O-16"),
+    ("Mg-24 " * 30_000 + "0-16", "Mg-24 " * 30_000 + "O-16"),
+])
+def test_an_oxygen_read_as_zero_in_a_list_of_atomic_masses_is_an_o(read, meant):
+    assert element_symbols(read) == meant
+
+
+@pytest.mark.parametrize("text", ["x = 0-16", "from 0-16 years", "A-1, B-2", "scores 10-16, 0-5",
+                                  "C-12, 20-16", "0-16, 0-32", "H-1 " + " " * 50_000 + "0-16"])
+def test_a_zero_outside_a_list_of_element_masses_stays(text):
+    assert element_symbols(text) == text
+
+
+@pytest.mark.parametrize(("line", "rest"), [
+    ("crcise 7 (本题2分）钠元素的原子序数是多少？", "钠元素的原子序数是多少？"),  # "Exe" under a pen
+    ("Task 3 (5 marks) Find x.", "Find x."),
+    ("Aufgabe 2: (4 points) Solve 2x = 8.", "Solve 2x = 8."),
+])
+def test_a_word_and_a_number_before_the_score_note_start_a_problem(line, rest):
+    assert starts_problem(line, sub_questions_start_problems=False)
+    assert strip_number(line) == rest
+
+
+@pytest.mark.parametrize("line", ["with 3 apples (3分)", "Tom has 3 (or 4) pens.", "x2 (5分)"])
+def test_words_before_a_bracket_are_no_problem_label(line):
+    assert not starts_problem(line, sub_questions_start_problems=False)
