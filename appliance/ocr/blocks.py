@@ -45,9 +45,13 @@ class BlockParams:
     column_rows: int = 3  # a gutter down the whole page has this many rows on either side...
     spanning_rows: int = 3  # ...under as many rows at the top (a title) that may run across it
     # ...and may be as narrow as this (wider than a space between words: no box on any row
-    # below the title crosses it), with this many rows on either side
+    # below the title crosses it), with this many rows on either side...
     page_gutter: float = 0.5
     narrow_rows: int = 5
+    # ...or narrower still, down to this (the detector's boxes reach past the ink: a printed
+    # gutter with a rule in it can be left a fifth of a line height), where the lines of one
+    # side do not all reach it
+    flush_gutter: float = 0.1
     continuation_gap: float = 3.0  # an unnumbered region this close below a problem continues it
     edge_margin: float = 4.0  # pixels from the frame edge that count as touching it
     mark_gap: float = 1.0  # a mark is this many line heights away from other text on its row
@@ -404,15 +408,19 @@ def page_gutters(boxes: list[TextBox], unit: float, params: BlockParams) -> Gutt
     """The empty gutters (x from, x to) that run down the whole page between columns of
     ``column_rows`` rows or more, leaving out up to ``spanning_rows`` rows at the top and
     one at the bottom that may run across them (a title, a footer). A gutter narrower
-    than ``gutter`` counts only between columns of ``narrow_rows`` rows or more: a few
-    lines each found in two pieces at the same place are no columns."""
+    than ``gutter`` counts only between columns of ``narrow_rows`` rows or more, and one
+    narrower than ``page_gutter`` not where every row on both sides reaches it: lines each
+    found in two pieces at the same place are no columns."""
     rows = group_rows(boxes)
     for top in range(params.spanning_rows + 1):
         for bottom in (0, 1):
             rest = [b for row in rows[top:len(rows) - bottom] for b in row]
-            columns = split_columns(rest, unit, params, params.column_rows, params.page_gutter)
-            if columns and any(_gap(a, c) < params.gutter * unit for a, c in zip(columns, columns[1:])) \
-                    and any(len(group_rows(c)) < params.narrow_rows for c in columns):
+            columns = split_columns(rest, unit, params, params.column_rows, params.flush_gutter)
+            pairs = list(zip(columns or [], (columns or [])[1:]))
+            if any(_gap(a, c) < params.gutter * unit for a, c in pairs) \
+                    and (any(len(group_rows(c)) < params.narrow_rows for c in columns or [])
+                         or any(_gap(a, c) < params.page_gutter * unit and _flush(a, c, params.gutter * unit)
+                                for a, c in pairs)):
                 columns = split_columns(rest, unit, params, params.column_rows)
             if columns:
                 return tuple((max(_right(b) for b in a), min(b.left for b in c)) for a, c in zip(columns, columns[1:]))
@@ -421,6 +429,14 @@ def page_gutters(boxes: list[TextBox], unit: float, params: BlockParams) -> Gutt
 
 def _gap(left: list[TextBox], right: list[TextBox]) -> float:
     return min(b.left for b in right) - max(_right(b) for b in left)
+
+
+def _flush(left: list[TextBox], right: list[TextBox], reach: float) -> bool:
+    """Every row on either side of a narrow gap comes within ``reach`` of it: lines each
+    found in two pieces at the same place, where columns have lines of their own lengths."""
+    start, end = max(_right(b) for b in left), min(b.left for b in right)
+    return all(start - max(_right(b) for b in row) < reach for row in group_rows(left)) \
+        and all(min(b.left for b in row) - end < reach for row in group_rows(right))
 
 
 def split_at_gutters(boxes: list[TextBox], gutters: tuple[tuple[float, float], ...]

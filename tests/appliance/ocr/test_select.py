@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from appliance.ocr.blocks import find_blocks
-from appliance.ocr.layout import TextBox
+from appliance.ocr.layout import TextBox, join
 from appliance.ocr.page import arrange_page
 from appliance.wording.problem_text import is_header, strip_number, strip_ticks
 
@@ -443,6 +443,27 @@ def test_two_columns_close_together_are_split_at_a_gutter_that_runs_down_the_who
     assert [b.text for b in blocks] == [b.text for b in left + right]
 
 
+def test_two_columns_whose_boxes_nearly_touch_are_split_at_the_gutter():
+    # the detector's boxes reach past the ink, so a printed gutter with a rule in it is
+    # left a fifth of a line height wide after the left column's longest lines; the rows of
+    # the two columns are level with each other
+    left = [box(f"{n}、{q}", 100, 300 + 100 * i, min(706, 40 * len(q))) for i, (n, q) in
+            enumerate([(1, "“开元盛世”出现在哪位皇帝统治时期？"), (2, "第二次世界大战结束于哪一年？"), (3, "秦朝建立于哪一年？"),
+                       (4, "《春晓》的作者是谁？"), (5, "光合作用的场所是哪里？")])]
+    right = [box(f"{n}、{q}", 814, 300 + 100 * i, 690) for i, (n, q) in
+             enumerate([(6, "《背影》的作者是谁？"), (7, "辛亥革命爆发于哪一年？"), (8, "鸦片战争爆发于哪一年？"),
+                        (9, "《论语》主要记录了谁的言行？"), (10, "DNA 分子的双螺旋结构模型是由谁提出的？")])]
+    blocks = find_blocks(left + right, SIZE)
+    assert sorted(b.text for b in blocks) == sorted(b.text for b in left + right)
+
+
+def test_a_few_lines_each_found_in_two_pieces_at_the_same_place_are_no_columns():
+    lines = [("1. 解方程组：", "x + y = 10，x - y = 2"), ("2. 已知集合：", "A = {1, 2, 3}，求 A ∩ B"),
+             ("3. 计算下列：", "3/4 + 1/6 的值")]
+    boxes = [b for i, (a, c) in enumerate(lines) for b in (box(a, 300, 500 + 100 * i, 400), box(c, 708, 500 + 100 * i, 500))]
+    assert [b.text for b in find_blocks(boxes, SIZE)] == [join(a, c) for a, c in lines]
+
+
 @pytest.mark.parametrize("rows", [
     ["(3) 一个质量为 5 kg 的物体受到 10 N 的合外力作用，求它的加速度大小。", "由牛顿第二定律F = ma"],
     ["② 解方程：2x + 3 = 11", "移项得2x = 11 - 3"],
@@ -687,3 +708,17 @@ def test_a_table_printed_beside_a_problems_lines_is_left_out_unless_the_page_spe
     options = [box("9. 光合作用的场所是哪里？", 105, 560, 500),
                *[box(option, 700 + 120 * i, 560, 90) for i, option in enumerate(["A. 叶", "B. 根", "C. 茎"])]]
     assert "A. 叶" in arrange_page(options, SIZE).page_text
+
+
+def test_the_chosen_problem_gets_the_oxygen_of_its_atomic_masses_back():
+    layout = arrange_page([box("5．计算 CO₂ 的相对分子质量。（相对原子质量：C-12，0-16）", 200, 580, 900)], SIZE)
+    assert layout.text == "计算 CO₂ 的相对分子质量。（相对原子质量：C-12，O-16）"
+
+
+def test_a_problem_whose_label_is_partly_covered_starts_at_its_score_note():
+    # a pen lies over "Exe" of the next problem's label, three line heights below
+    boxes = [box("Exercise 6", 190, 420, 300, h=66), box("(本题5分) Fill in the blank", 510, 420, 660, h=66),
+             box('with "a" or "an": ____ apple', 190, 505, 720, h=66),
+             box("crcise 7", 270, 760, 240, h=66), box("(本题2分）钠元素的原子序", 525, 760, 650, h=66),
+             box("数是多少？钠原子核外有几个电子？", 230, 840, 840, h=66)]
+    assert arrange_page(boxes, (1280, 960)).text == 'Fill in the blank with "a" or "an": ____ apple'
