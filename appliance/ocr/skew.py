@@ -71,8 +71,10 @@ class Skew:
         return np.stack([x, y], axis=1).astype(np.float32)
 
     def drift(self, y):
-        """How far across a column of a turned page has moved at height ``y`` since the middle row."""
-        return (y - self.centre[1]) * self.slope((y + self.centre[1]) / 2)
+        """How far across a column of a page turned as its middle row is has moved at height
+        ``y`` since that row: a straight line, as a page's upright edges stay straight lines
+        in a photo also in perspective (where the lines' slope changes down the page)."""
+        return (y - self.centre[1]) * math.tan(math.radians(self.degrees))
 
 
 def measure_skew(quads: list[np.ndarray], size: tuple[int, int], min_degrees: float = 0.3,

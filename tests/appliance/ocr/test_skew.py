@@ -152,3 +152,15 @@ def test_the_columns_of_a_page_seen_in_perspective_stay_upright_under_its_slopin
                                      + [(740, 390 + 60 * n, 560) for n in range(8)])]
     lines = arrange_page(boxes, SIZE).page_text.splitlines()
     assert [line.split(".")[0] for line in lines] == [str(n) for n in range(1, 17)]
+
+
+
+def test_an_upright_edge_of_a_page_in_perspective_stays_a_straight_line():
+    # lines slope 26° at the top of the photo and 8° at the bottom; the page's upright edges
+    # are straight lines in the photo, leaning as the middle row turns: levelled with its
+    # columns upright (lean 1), such an edge is one x all the way down
+    skew = Skew(17.0, CENTRE, per_px=-0.015, lean=1.0)
+    ys = np.linspace(0, SIZE[1], 9)
+    edge = np.stack([900 - (ys - CENTRE[1]) * math.tan(math.radians(17.0)), ys], axis=1)
+    assert np.ptp(skew.to_page(edge)[:, 0]) < 1.0
+    assert np.allclose(skew.to_photo(skew.to_page(edge)), edge, atol=0.5)
