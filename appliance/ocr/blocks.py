@@ -307,6 +307,7 @@ def trailing_stray(box: TextBox, boxes: list[TextBox], unit: float, params: Bloc
         return False
     if box.height >= params.written_height * unit:
         return True
+    # any overlap, not only :func:`on_one_row`: a mark by hand may sit off its row
     beside = [o for o in boxes if o is not box and o.top < box.bottom and box.top < o.bottom]
     before = [o for o in beside if _right(o) <= box.left]
     if not before or any(o.left >= box.left for o in beside):
@@ -325,7 +326,7 @@ def written_after_the_end(box: TextBox, boxes: list[TextBox], size: tuple[int, i
     "…(10 marks)" "x2 = 3"), or anything that asks nothing
     after its full stop or closing bracket and on to the frame's right side (「…（π取3.14）」
     「圆的周长C」), where it would make the problem look cut."""
-    before = [o for o in boxes if o is not box and o.top < box.bottom and box.top < o.bottom and o.left < box.left]
+    before = [o for o in boxes if o is not box and o.left < box.left and on_one_row(o, box)]
     if not before:
         return False
     last = strip_number(strip_ticks(max(before, key=_right).text)).strip()  # "" after a bare number
@@ -333,6 +334,12 @@ def written_after_the_end(box: TextBox, boxes: list[TextBox], size: tuple[int, i
         return True
     at_right = "right" in sides_of(box, size, params.edge_margin)
     return at_right and ends_sentence(last) and not reads_as_question(box.text)
+
+
+def on_one_row(a: TextBox, b: TextBox) -> bool:
+    """The two boxes overlap by more than half the shorter one's height: more than the
+    sliver by which a tall box of large print reaches into the row above or below."""
+    return min(a.bottom, b.bottom) - max(a.top, b.top) > 0.5 * min(a.height, b.height)
 
 
 def figure_beside(box: TextBox, boxes: list[TextBox], unit: float, params: BlockParams) -> bool:

@@ -722,3 +722,12 @@ def test_a_problem_whose_label_is_partly_covered_starts_at_its_score_note():
              box("crcise 7", 270, 760, 240, h=66), box("(本题2分）钠元素的原子序", 525, 760, 650, h=66),
              box("数是多少？钠原子核外有几个电子？", 230, 840, 840, h=66)]
     assert arrange_page(boxes, (1280, 960)).text == 'Fill in the blank with "a" or "an": ____ apple'
+
+
+def test_a_line_running_off_the_frame_is_not_taken_for_writing_after_the_line_below_it():
+    # large print: the next problem's first line runs off the frame's right side, and the
+    # tall box of its second line, below, overlaps it by a few pixels
+    boxes = [box("8. 光合作用的场所是哪里？", 146, 217, 1050, h=130), box("9. 计算： sin 60° + cos 30°", 102, 395, 1160, h=136),
+             box("10. A bag contains 3 rec", 65, 580, 1214, h=149), box("balls and 5 blue balls.", 37, 725, 1046, h=137),
+             box("ball is drawn", 7, 859, 620, h=100)]
+    assert arrange_page(boxes, (1280, 960)).text == "计算： sin 60° + cos 30°"
