@@ -117,12 +117,16 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
         return []
     unit = statistics.median(b.height for b in boxes)
     figures_spoken_of = any(speaks_of_figure(b.text) for b in boxes)
-    text_boxes = [b for b in boxes if not is_scribble(b.text) and not isolated_mark(b, boxes, unit, params)
-                  and not trailing_stray(b, boxes, unit, params) and not written_after_the_end(b, boxes, size, params)
-                  and not other_column_at_side(b, boxes, size, unit, params)
-                  and (figures_spoken_of or not figure_beside(b, boxes, unit, params))]
+    print_boxes = [b for b in boxes if not is_scribble(b.text) and not isolated_mark(b, boxes, unit, params)
+                   and not trailing_stray(b, boxes, unit, params) and not written_after_the_end(b, boxes, size, params)
+                   and (figures_spoken_of or not figure_beside(b, boxes, unit, params))]
+    # another column's lines at the frame's side are left out of the problems, not of the
+    # page's columns: its gutter is found with them
+    text_boxes = [b for b in print_boxes if not other_column_at_side(b, boxes, size, unit, params)]
     kept = text_boxes or boxes
-    regions = xy_cut(kept, unit, params, page_gutters(kept, unit, params) if gutters is None else gutters)
+    if gutters is None:
+        gutters = page_gutters(print_boxes or boxes, unit, params)
+    regions = xy_cut(kept, unit, params, gutters)
     lines = [merge_row(row)[0].text for r in regions for row in group_rows(r)]
     bracketed = [n for n in map(bracketed_number, lines) if n is not None]
     sub_questions_start = brackets_number_problems(sum(map(_top_level_number, lines)), bracketed)

@@ -731,3 +731,20 @@ def test_a_line_running_off_the_frame_is_not_taken_for_writing_after_the_line_be
              box("10. A bag contains 3 rec", 65, 580, 1214, h=149), box("balls and 5 blue balls.", 37, 725, 1046, h=137),
              box("ball is drawn", 7, 859, 620, h=100)]
     assert arrange_page(boxes, (1280, 960)).text == "计算： sin 60° + cos 30°"
+
+
+def test_a_column_cut_by_the_frames_side_still_has_its_gutter():
+    # the right column runs off the frame: its lines at the side are another column's and
+    # are left out, but its short lines clear of the side are still across the gutter
+    left = [("= 2，公差 d = 3，求 a₁₀。", 233, 37, 422), ("第4题 计算：√48 ÷ √3", 235, 147, 494),
+            ("第5题 A bag contains 3 red", 239, 267, 480), ("balls and 5 blue balls. One", 241, 326, 472),
+            ("ball is drawn at random.", 243, 387, 432), ("What is the probability that", 244, 448, 492),
+            ("it is blue?", 244, 507, 184), ("第6题 解方程：2x + 3 = 13", 250, 620, 464),
+            ("第7题 一个直角三角形的两条直", 254, 735, 496), ("角边分别是 3 和 4，求斜边的", 256, 795, 466),
+            ("长。", 255, 856, 66)]
+    right = [("the interi", 783, 36, 177), ("hexagon?", 785, 98, 175), ("第11题 把", 789, 197, 171),
+             ("数。", 790, 260, 68), ("第12题 F", 794, 395, 166), ("line pass", 793, 459, 167),
+             ("points (1", 795, 520, 165), ("第13题", 799, 623, 161), ("的图像与", 801, 683, 159),
+             ("么？", 804, 743, 72)]
+    boxes = [box(text, x, y, w, h=52) for text, x, y, w in left + right]
+    assert arrange_page(boxes, (960, 1280)).text == "解方程：2x + 3 = 13"
