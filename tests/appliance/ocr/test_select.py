@@ -431,14 +431,22 @@ def test_answer_options_end_their_problem_when_the_next_problems_number_was_not_
     assert "3. Which is a prime number? A. 4   B. 7   C. 9   D. 15" in layout.page_text.splitlines()
 
 
+LEFT_COLUMN = [(1, "“开元盛世”出现在哪位皇帝统治时期？"), (2, "第二次世界大战结束于哪一年？"), (3, "秦朝建立于哪一年？"),
+               (4, "《春晓》的作者是谁？"), (5, "光合作用的场所是哪里？")]
+RIGHT_COLUMN = [(6, "《背影》的作者是谁？"), (7, "辛亥革命爆发于哪一年？"), (8, "鸦片战争爆发于哪一年？"),
+                (9, "《论语》主要记录了谁的言行？"), (10, "DNA 分子的双螺旋结构模型是由谁提出的？")]
+
+
+def two_columns(left_width, right_top: float) -> tuple[list[TextBox], list[TextBox]]:
+    """Five numbered lines in each column; the right one starts at x = 814."""
+    left = [box(f"{n}、{q}", 100, 300 + 100 * i, left_width(q)) for i, (n, q) in enumerate(LEFT_COLUMN)]
+    right = [box(f"{n}、{q}", 814, right_top + 100 * i, 690) for i, (n, q) in enumerate(RIGHT_COLUMN)]
+    return left, right
+
+
 def test_two_columns_close_together_are_split_at_a_gutter_that_runs_down_the_whole_page():
     # the gutter is under a line height wide (a rule between the columns), but no line crosses it
-    left = [box(f"{n}、{q}", 100, 300 + 100 * i, 690) for i, (n, q) in
-            enumerate([(1, "“开元盛世”出现在哪位皇帝统治时期？"), (2, "第二次世界大战结束于哪一年？"), (3, "秦朝建立于哪一年？"),
-                       (4, "《春晓》的作者是谁？"), (5, "光合作用的场所是哪里？")])]
-    right = [box(f"{n}、{q}", 814, 350 + 100 * i, 690) for i, (n, q) in
-             enumerate([(6, "《背影》的作者是谁？"), (7, "辛亥革命爆发于哪一年？"), (8, "鸦片战争爆发于哪一年？"),
-                        (9, "《论语》主要记录了谁的言行？"), (10, "DNA 分子的双螺旋结构模型是由谁提出的？")])]
+    left, right = two_columns(lambda q: 690, right_top=350)
     blocks = find_blocks(left + right, SIZE)
     assert [b.text for b in blocks] == [b.text for b in left + right]
 
@@ -447,12 +455,7 @@ def test_two_columns_whose_boxes_nearly_touch_are_split_at_the_gutter():
     # the detector's boxes reach past the ink, so a printed gutter with a rule in it is
     # left a fifth of a line height wide after the left column's longest lines; the rows of
     # the two columns are level with each other
-    left = [box(f"{n}、{q}", 100, 300 + 100 * i, min(706, 40 * len(q))) for i, (n, q) in
-            enumerate([(1, "“开元盛世”出现在哪位皇帝统治时期？"), (2, "第二次世界大战结束于哪一年？"), (3, "秦朝建立于哪一年？"),
-                       (4, "《春晓》的作者是谁？"), (5, "光合作用的场所是哪里？")])]
-    right = [box(f"{n}、{q}", 814, 300 + 100 * i, 690) for i, (n, q) in
-             enumerate([(6, "《背影》的作者是谁？"), (7, "辛亥革命爆发于哪一年？"), (8, "鸦片战争爆发于哪一年？"),
-                        (9, "《论语》主要记录了谁的言行？"), (10, "DNA 分子的双螺旋结构模型是由谁提出的？")])]
+    left, right = two_columns(lambda q: min(706, 40 * len(q)), right_top=300)
     blocks = find_blocks(left + right, SIZE)
     assert sorted(b.text for b in blocks) == sorted(b.text for b in left + right)
 
