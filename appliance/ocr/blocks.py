@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (TOP_LEVEL, bracketed_number, brackets_number_problems, ends_question,
+from appliance.wording.problem_text import (TOP_LEVEL, bracketed_number, brackets_number_problems, ends_formula, ends_question,
                                             ends_sentence, ends_with_score, is_caption, is_header, is_label,
                                             is_label_after, is_mark, is_number_alone, is_options, is_options_or_data,
                                             is_score_only, is_scribble, is_stray, reads_as_question, reads_as_working,
@@ -62,10 +62,12 @@ class BlockParams:
     written_ratio: float = 1.3  # ...as is one this much taller than the line it follows,
     written_gap: float = 0.3  # ...this many line heights after its end
     figure_gap: float = 0.5  # labels this many line heights after a row's words are a figure beside it
-    # A row after a finished sentence starts a problem whose number was not read when the
-    # space above it is this share of the page's space between numbered problems...
+    # A row after a finished sentence (or an instruction with its formula) starts a problem
+    # whose number was not read when the space above it is this share of the page's space
+    # between numbered problems...
     lost_number_share: float = 0.6
-    lost_number_least: float = 0.3  # ...and at least this many line heights
+    lost_number_least: float = 0.3  # ...and at least this many line heights,
+    lost_number_pitch: float = 1.6  # ...or this many times the block's usual row pitch below the row above
 
 
 @dataclass(frozen=True)
@@ -220,8 +222,9 @@ def split_off_answer(block: Block) -> list[Block]:
 def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) -> list[Block]:
     """Problems whose number the detector missed (a faint or far-set "9、"), split from the
     problem above them: a numbered block is split after a row that ends with a score note,
-    or after a finished sentence where the next row stands about as far below it as the
-    numbered problems stand apart on this page. The part below counts as numbered. An
+    or after a finished sentence (or 「计算：3/4 + 1/6」) where the next row stands about as
+    far below it as the numbered problems stand apart on this page, or well beyond the
+    block's usual row pitch. The part below counts as numbered. An
     unnumbered block (a textbook's paragraph over a problem whose number was lost, or a
     page whose numbers were all lost) is split the same way, its parts unnumbered."""
     spacing = problem_spacing(blocks)
@@ -229,7 +232,7 @@ def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) ->
                                                  params.lost_number_least * unit)
     split: list[Block] = []
     for block in blocks:
-        split.extend([block] if block.header else _split_at_gaps(block, least))
+        split.extend([block] if block.header else _split_at_gaps(block, least, params.lost_number_pitch))
     return split
 
 
@@ -242,11 +245,14 @@ def problem_spacing(blocks: list[Block]) -> float | None:
     return statistics.median(gaps) if len(gaps) >= 2 else None
 
 
-def _split_at_gaps(block: Block, least: float) -> list[Block]:
+def _split_at_gaps(block: Block, least: float, pitch_share: float) -> list[Block]:
+    pitches = [_pitch(a, b) for a, b in zip(block.rows, block.rows[1:])]
+    farther = pitch_share * statistics.median(pitches) if len(pitches) >= 3 else math.inf
     parts: list[list[Row]] = [[block.rows[0]]]
     for row in block.rows[1:]:
         above = parts[-1][-1]
-        spaced = row.top - above.bottom >= least and ends_sentence(strip_number(above.text))
+        finished = ends_sentence(strip_number(above.text)) or ends_formula(strip_number(above.text))
+        spaced = (row.top - above.bottom >= least or _pitch(above, row) >= farther) and finished
         parts_of_it = is_options(row.text) or starts_sub_questions(row.text)  # its options, its (1)
         if (spaced or ends_with_score(without_working(above.text))) and not parts_of_it:
             parts.append([row])
@@ -255,6 +261,12 @@ def _split_at_gaps(block: Block, least: float) -> list[Block]:
     if len(parts) == 1:
         return [block]
     return [Block(tuple(p), False, block.numbered, touches_edge(p)) for p in parts]
+
+
+def _pitch(above: Row, row: Row) -> float:
+    """From the middle of one row to the next: unlike the space between their boxes, not
+    shrunk by a mark the detector took into a line's box."""
+    return (row.top + row.bottom - above.top - above.bottom) / 2
 
 
 def _overlap(a: Block, b: Block) -> float:

@@ -239,6 +239,17 @@ def ends_sentence(line: str) -> bool:
     return line.rstrip()[-1:] in tuple(_SENTENCE_END)
 
 
+# An instruction and its formula, with nothing after the formula's last term: 「计算：3/4 + 1/6」
+# "Solve: 2x + 3 = 11", 「解方程：x² - 5x + 4 = 0」.
+_INSTRUCTION_AND_FORMULA = re.compile(r"^[^:：]{1,12}[:：](?=[^:：，,。]*[=+\-×÷*/<>≤≥])[^:：，,。]*[0-9A-Za-z²³)）°]$")
+
+
+def ends_formula(line: str) -> bool:
+    """The line is an instruction with its formula, finished: a problem printed without a
+    full stop."""
+    return _INSTRUCTION_AND_FORMULA.match(line.strip()) is not None
+
+
 def ends_question(line: str) -> bool:
     """The line ends with a question mark."""
     return line.rstrip()[-1:] in ("?", "？")

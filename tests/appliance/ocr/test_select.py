@@ -751,3 +751,12 @@ def test_a_column_cut_by_the_frames_side_still_has_its_gutter():
              ("么？", 804, 743, 72)]
     boxes = [box(text, x, y, w, h=52) for text, x, y, w in left + right]
     assert arrange_page(boxes, (960, 1280)).text == "解方程：2x + 3 = 13"
+
+
+def test_a_problem_whose_number_is_lost_under_a_cross_is_split_from_a_formula_above_it():
+    # ⑥ was crossed out by the teacher: its number was not read and the cross swelled its
+    # first line's box, so only the rows' pitch shows the new problem
+    boxes = [box("⑤计算：3/4 + 1/6", 300, 444, 260, h=42), box("一个直角三角形的两条直角边分别", 280, 495, 400, h=51),
+             box("是6和8，求斜边的长。", 300, 529, 230, h=39), box("A. 22 cm   B. 48 cm", 340, 559, 260, h=37),
+             box("C. 26 cm   D. 24 cm", 340, 586, 260, h=38)]
+    assert arrange_page(boxes, (1280, 960)).text == "计算：3/4 + 1/6"

@@ -3,9 +3,9 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (blanks, element_symbols, is_header, is_mark, is_scribble, reads_as_working,
-                                            starts_problem, strip_number, strip_ticks, without_answer_bracket,
-                                            without_working)
+from appliance.wording.problem_text import (blanks, element_symbols, ends_formula, is_header, is_mark, is_scribble,
+                                            reads_as_working, starts_problem, strip_number, strip_ticks,
+                                            without_answer_bracket, without_working)
 
 
 @pytest.mark.parametrize("line, rest", [("V【2】“欲穷千里目”的下一句是什么？", "【2】“欲穷千里目”的下一句是什么？"),
@@ -239,3 +239,12 @@ def test_a_word_and_a_number_before_the_score_note_start_a_problem(line, rest):
 @pytest.mark.parametrize("line", ["with 3 apples (3分)", "Tom has 3 (or 4) pens.", "x2 (5分)"])
 def test_words_before_a_bracket_are_no_problem_label(line):
     assert not starts_problem(line, sub_questions_start_problems=False)
+
+
+@pytest.mark.parametrize(("line", "finished"), [
+    ("计算：3/4 + 1/6", True), ("解方程：x² - 5x + 4 = 0", True), ("Solve: 2x + 3 = 11", True),
+    ("计算: sin 60° + cos 30°", True), ("解方程组：x + y = 10，", False), ("计算：3/4 + 1/6 的值", False),
+    ("Find x: 2x + 3 =", False), ("Answer: 5", False), ("已知集合 A = {1, 2, 3}，B = {2,", False),
+])
+def test_an_instruction_with_its_formula_is_finished(line, finished):
+    assert ends_formula(line) is finished
