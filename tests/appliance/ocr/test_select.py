@@ -718,22 +718,6 @@ def test_the_chosen_problem_gets_the_oxygen_of_its_atomic_masses_back():
     assert layout.text == "计算 CO₂ 的相对分子质量。（相对原子质量：C-12，O-16）"
 
 
-def test_a_problem_whose_label_is_partly_covered_starts_at_its_score_note():
-    # a pen lies over "Exe" of the next problem's label, three line heights below
-    boxes = [box("Exercise 6", 190, 420, 300, h=66), box("(本题5分) Fill in the blank", 510, 420, 660, h=66),
-             box('with "a" or "an": ____ apple', 190, 505, 720, h=66),
-             box("crcise 7", 270, 760, 240, h=66), box("(本题2分）钠元素的原子序", 525, 760, 650, h=66),
-             box("数是多少？钠原子核外有几个电子？", 230, 840, 840, h=66)]
-    assert arrange_page(boxes, (1280, 960)).text == 'Fill in the blank with "a" or "an": ____ apple'
-
-
-def test_a_line_running_off_the_frame_is_not_taken_for_writing_after_the_line_below_it():
-    # large print: the next problem's first line runs off the frame's right side, and the
-    # tall box of its second line, below, overlaps it by a few pixels
-    boxes = [box("8. 光合作用的场所是哪里？", 146, 217, 1050, h=130), box("9. 计算： sin 60° + cos 30°", 102, 395, 1160, h=136),
-             box("10. A bag contains 3 rec", 65, 580, 1214, h=149), box("balls and 5 blue balls.", 37, 725, 1046, h=137),
-             box("ball is drawn", 7, 859, 620, h=100)]
-    assert arrange_page(boxes, (1280, 960)).text == "计算： sin 60° + cos 30°"
 
 
 def test_a_column_cut_by_the_frames_side_still_has_its_gutter():
@@ -753,10 +737,36 @@ def test_a_column_cut_by_the_frames_side_still_has_its_gutter():
     assert arrange_page(boxes, (960, 1280)).text == "解方程：2x + 3 = 13"
 
 
-def test_a_problem_whose_number_is_lost_under_a_cross_is_split_from_a_formula_above_it():
+# Pages of a 1280 × 960 photo whose problem at the frame's centre was read wrong: lines as
+# (text, x, y, width, height) and the framed problem's text.
+FRAMED_PAGES = {
+    # a pen lies over "Exe" of the next problem's label, three line heights below
+    "label_partly_covered": ([("Exercise 6", 190, 420, 300, 66), ("(本题5分) Fill in the blank", 510, 420, 660, 66),
+                              ('with "a" or "an": ____ apple', 190, 505, 720, 66),
+                              ("crcise 7", 270, 760, 240, 66), ("(本题2分）钠元素的原子序", 525, 760, 650, 66),
+                              ("数是多少？钠原子核外有几个电子？", 230, 840, 840, 66)],
+                             'Fill in the blank with "a" or "an": ____ apple'),
+    # large print: the next problem's first line runs off the frame's right side, and the
+    # tall box of its second line, below, overlaps it by a few pixels (no writing after it)
+    "line_off_the_frame_over_a_tall_box": ([("8. 光合作用的场所是哪里？", 146, 217, 1050, 130),
+                                            ("9. 计算： sin 60° + cos 30°", 102, 395, 1160, 136),
+                                            ("10. A bag contains 3 rec", 65, 580, 1214, 149),
+                                            ("balls and 5 blue balls.", 37, 725, 1046, 137),
+                                            ("ball is drawn", 7, 859, 620, 100)],
+                                           "计算： sin 60° + cos 30°"),
     # ⑥ was crossed out by the teacher: its number was not read and the cross swelled its
-    # first line's box, so only the rows' pitch shows the new problem
-    boxes = [box("⑤计算：3/4 + 1/6", 300, 444, 260, h=42), box("一个直角三角形的两条直角边分别", 280, 495, 400, h=51),
-             box("是6和8，求斜边的长。", 300, 529, 230, h=39), box("A. 22 cm   B. 48 cm", 340, 559, 260, h=37),
-             box("C. 26 cm   D. 24 cm", 340, 586, 260, h=38)]
-    assert arrange_page(boxes, (1280, 960)).text == "计算：3/4 + 1/6"
+    # first line's box, so only the rows' pitch shows the new problem after a formula
+    "number_lost_under_a_cross": ([("⑤计算：3/4 + 1/6", 300, 444, 260, 42),
+                                   ("一个直角三角形的两条直角边分别", 280, 495, 400, 51),
+                                   ("是6和8，求斜边的长。", 300, 529, 230, 39),
+                                   ("A. 22 cm   B. 48 cm", 340, 559, 260, 37),
+                                   ("C. 26 cm   D. 24 cm", 340, 586, 260, 38)],
+                                  "计算：3/4 + 1/6"),
+}
+
+
+@pytest.mark.parametrize("page", sorted(FRAMED_PAGES))
+def test_the_framed_problem_is_read_whole_and_alone(page):
+    lines, framed = FRAMED_PAGES[page]
+    boxes = [box(text, x, y, w, h=h) for text, x, y, w, h in lines]
+    assert arrange_page(boxes, (1280, 960)).text == framed
