@@ -27,12 +27,13 @@ from dataclasses import dataclass
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (TOP_LEVEL, bracketed_number, brackets_number_problems, ends_formula, ends_question,
-                                            ends_sentence, ends_with_score, is_caption, is_header, is_label,
-                                            is_label_after, is_mark, is_number_alone, is_options, is_options_or_data,
-                                            is_score_only, is_scribble, is_stray, reads_as_question, reads_as_working,
-                                            speaks_of_figure, starts_answer, starts_problem, starts_sub_questions,
-                                            stem_asks, strip_number, strip_ticks, without_working)
+from appliance.wording.problem_text import (TOP_LEVEL, bracketed_number, brackets_number_problems, ends_formula,
+                                            ends_question, ends_sentence, ends_with_score, is_caption, is_header,
+                                            is_label, is_label_after, is_mark, is_number_alone, is_options,
+                                            is_options_or_data, is_score_only, is_scribble, is_stray,
+                                            reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
+                                            starts_problem, starts_sub_questions, stem_asks, strip_number, strip_ticks,
+                                            without_working)
 
 #: Column gutters of a page: (x from, x to) of each, left to right, on the levelled page.
 Gutters = tuple[tuple[float, float], ...]
