@@ -305,7 +305,7 @@ def isolated_mark(box: TextBox, boxes: list[TextBox], unit: float, params: Block
         return False
     right = float(box.quad[:, 0].max())
     for other in boxes:
-        if other is box or abs(other.centre_y - box.centre_y) > 0.5 * max(other.height, box.height):
+        if other is box or not same_row(other, box):
             continue
         gap = max(other.left - right, box.left - float(other.quad[:, 0].max()))
         if gap < params.mark_gap * unit and not is_mark(other.text):
@@ -324,7 +324,7 @@ def trailing_stray(box: TextBox, boxes: list[TextBox], unit: float, params: Bloc
         return False
     if box.height >= params.written_height * unit:
         return True
-    # any overlap, not only :func:`on_one_row`: a mark by hand may sit off its row
+    # any overlap, not only :func:`same_row`: a mark by hand may sit off its row
     beside = [o for o in boxes if o is not box and o.top < box.bottom and box.top < o.bottom]
     before = [o for o in beside if _right(o) <= box.left]
     if not before or any(o.left >= box.left for o in beside):
@@ -343,7 +343,7 @@ def written_after_the_end(box: TextBox, boxes: list[TextBox], size: tuple[int, i
     "…(10 marks)" "x2 = 3"), or anything that asks nothing
     after its full stop or closing bracket and on to the frame's right side (「…（π取3.14）」
     「圆的周长C」), where it would make the problem look cut."""
-    before = [o for o in boxes if o is not box and o.left < box.left and on_one_row(o, box)]
+    before = [o for o in boxes if o is not box and o.left < box.left and same_row(o, box)]
     if not before:
         return False
     last = strip_number(strip_ticks(max(before, key=_right).text)).strip()  # "" after a bare number
@@ -353,10 +353,13 @@ def written_after_the_end(box: TextBox, boxes: list[TextBox], size: tuple[int, i
     return at_right and ends_sentence(last) and not reads_as_question(box.text)
 
 
-def on_one_row(a: TextBox, b: TextBox) -> bool:
-    """The two boxes overlap by more than half the shorter one's height: more than the
-    sliver by which a tall box of large print reaches into the row above or below."""
-    return min(a.bottom, b.bottom) - max(a.top, b.top) > 0.5 * min(a.height, b.height)
+def same_row(a: TextBox, b: TextBox) -> bool:
+    """The two boxes' centres are less than half the taller one's height apart. For level
+    boxes, that is an overlap of more than half the shorter one: more than the sliver by
+    which a tall box of large print reaches into the row above or below. Centres and
+    heights, not the boxes' extents, so that a box still leaning a little after levelling
+    does not reach into the next row."""
+    return abs(a.centre_y - b.centre_y) < 0.5 * max(a.height, b.height)
 
 
 def figure_beside(box: TextBox, boxes: list[TextBox], unit: float, params: BlockParams) -> bool:
@@ -365,8 +368,7 @@ def figure_beside(box: TextBox, boxes: list[TextBox], unit: float, params: Block
     or more after a line of words (「…它」 "x 0 1 2")."""
     if not _labels(box):
         return False
-    row = sorted((o for o in boxes if abs(o.centre_y - box.centre_y) <= 0.5 * max(o.height, box.height)),
-                 key=lambda o: o.left)
+    row = sorted((o for o in boxes if o is box or same_row(o, box)), key=lambda o: o.left)
     at = next(i for i, o in enumerate(row) if o is box)
     if not all(map(_labels, row[at:])):
         return False  # words after it: part of the line (「已知 x + 3 = 12，求 x。」)
@@ -397,7 +399,7 @@ def other_column_at_side(box: TextBox, boxes: list[TextBox], size: tuple[int, in
     if not (at_left or "right" in sides):
         return False
     side = "left" if at_left else "right"
-    row = [o for o in boxes if o is not box and abs(o.centre_y - box.centre_y) < 0.5 * max(o.height, box.height)]
+    row = [o for o in boxes if o is not box and same_row(o, box)]
     if not row:  # alone on its row: compare with the rows around it, leaving out other remnants at this side
         row = [o for o in boxes if o is not box and abs(o.centre_y - box.centre_y) < params.side_reach * unit
                and side not in sides_of(o, size, params.edge_margin)]

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from appliance.ocr.blocks import find_blocks
+from appliance.ocr.blocks import find_blocks, same_row
 from appliance.ocr.layout import TextBox, join
 from appliance.ocr.page import arrange_page
 from appliance.wording.problem_text import is_header, strip_number, strip_ticks
@@ -735,6 +735,21 @@ def test_a_column_cut_by_the_frames_side_still_has_its_gutter():
              ("么？", 804, 743, 72)]
     boxes = [box(text, x, y, w, h=52) for text, x, y, w in left + right]
     assert arrange_page(boxes, (960, 1280)).text == "解方程：2x + 3 = 13"
+
+
+def test_a_box_still_leaning_after_levelling_is_on_the_row_of_its_centre_only():
+    # a photo in perspective: the right column's levelled boxes still slope down, so the
+    # extent of its line level with problem 31 reaches deep into problem 32's row below
+    def quad(*points):
+        return np.array(points, np.float32)
+    above = TextBox("31光合作用的场所是哪里？", 0.95, quad([387, 446], [940, 443], [938, 509], [385, 508]))
+    below = TextBox("32光在真空中的传播速度约是多", 0.95, quad([387, 522], [1042, 516], [1033, 584], [378, 583]))
+    leaning = TextBox("43在等比数列{an}中，a1=", 0.95, quad([1125, 468], [1599, 483], [1599, 551], [1116, 534]))
+    assert same_row(above, leaning) and same_row(leaning, above)
+    assert not same_row(below, leaning) and not same_row(leaning, below)
+    # large print: a tall box reaching a few pixels into the row above is not on it
+    assert not same_row(box("10. A bag contains 3 rec", 65, 580, 1214, 149), box("balls and 5 blue", 37, 725, 1046, 137))
+    assert same_row(box("x = 3", 100, 500, 200, 40), box("(2分)", 400, 510, 120, 40))
 
 
 # Pages of a 1280 × 960 photo whose problem at the frame's centre was read wrong: lines as
