@@ -136,18 +136,20 @@ def blank_row(ink: np.ndarray, start: int, end: int, least: int, params: GlyphPa
 
 
 def blank_line(ink: np.ndarray, start: int, end: int, least: int,
-               params: GlyphParams) -> tuple[int, int, int] | None:
+               params: GlyphParams, letters: np.ndarray | None = None) -> tuple[int, int, int] | None:
     """(row, start, end) of a line drawn for a blank across [start, end) in the crop's lower
     half: a run of ink ``least`` columns long or more, lying mostly in that window, with
     letters above at most ``letters_above`` of its columns (an underlined word has letters
-    all along its line); None when there is none."""
+    all along its line); None when there is none. ``letters``: the mask the letters above
+    are looked for in (default ``ink``)."""
     rows = ink.shape[0]
+    letters = ink if letters is None else letters
     for r in range(rows // 2, rows):
         for run_start, run_end in _runs(ink[r]):
             inside = min(run_end, end) - max(run_start, start)
             if run_end - run_start < least or inside < 0.5 * (run_end - run_start):
                 continue
-            above = ink[:max(1, r - 3), run_start:run_end].any(axis=0)
+            above = letters[:max(1, r - 3), run_start:run_end].any(axis=0)
             if above.mean() <= params.letters_above:
                 return r, run_start, run_end
     return None
@@ -171,6 +173,9 @@ class BesideParams:
     gap_fill: float = 0.8  # between two boxes, the stroke spans at least this share of the gap
     start_within: int = 30  # the blank's line starts this close to the box's edge (48-px scale)
     paper_share: float = 0.65  # ink is darker than this share of the paper's brightness
+    # A line blurred thin and grey may only reach this share: between two boxes, it is looked
+    # for at this share when none is found at ``paper_share``, letters still told at that one.
+    faint_share: float = 0.85
 
 
 def blanks_beside(pixels: np.ndarray, quads: list[np.ndarray], texts: list[str], crops: list[np.ndarray],
@@ -282,23 +287,45 @@ def blank_beside(pixels: np.ndarray, quad: np.ndarray, length: float, crops: tup
     if not _inside(strip, pixels.shape):
         return False
     own, other = crops
-    ink = dark(crop_line(pixels, strip, own.shape[0]), params)
+    grey = crop_line(pixels, strip, own.shape[0])
+    letters = dark(grey, params.paper_share)
     if side == "left":
-        ink = ink[:, ::-1]
-    least = glyphs.min_blank_px if other is None else max(10, int(params.gap_fill * ink.shape[1]))
-    found = blank_line(ink, 0, ink.shape[1], least, glyphs)
+        grey, letters = grey[:, ::-1], letters[:, ::-1]
+    least = glyphs.min_blank_px if other is None else max(10, int(params.gap_fill * letters.shape[1]))
+    # a faint line only between two boxes, where it must fill the gap and stop at both
+    # boxes' letters: at a row's end, faint ruled paper would pass for one
+    for share in (params.paper_share,) if other is None else (params.paper_share, params.faint_share):
+        ink = dark(grey, share)
+        found = blank_line(ink, 0, ink.shape[1], least, glyphs, letters)
+        if found is not None and (share == params.paper_share or _thin(ink, *found)):
+            break
+        found = None
     if found is None or found[1] > params.start_within:
         return False
     row, run_start, _ = found
-    side_above = ink[:max(1, row - 3), max(0, run_start - 2):run_start + 3].any(axis=1).mean()
+    side_above = letters[:max(1, row - 3), max(0, run_start - 2):run_start + 3].any(axis=1).mean()
     if side_above >= 0.6:  # the line is a drawn box's bottom edge (an answer box), not a blank
         return False
-    own_ink = dark(own, params)
+    return not _runs_under_letters(crops, side, row, share, glyphs)
+
+
+def _thin(ink: np.ndarray, row: int, start: int, end: int, within: int = 8) -> bool:
+    """Paper again under the line within ``within`` rows: a drawn line, not the edge of a
+    shadow or a grey band."""
+    below = ink[row + 1:row + 1 + within, start:end]
+    return bool(below.size) and bool((below.mean(axis=1) < 0.5).any())
+
+
+def _runs_under_letters(crops: tuple, side: str, row: int, share: float, glyphs: GlyphParams) -> bool:
+    """The line found at ``row`` goes on under the box's own letters or the next box's (an
+    underlined word, ruled paper), told at the ``share`` it was found at."""
+    own, other = crops
+    own_ink = dark(own, share)
     edge = own_ink[:, -glyphs.min_blank_px:] if side == "right" else own_ink[:, :glyphs.min_blank_px][:, ::-1]
     runs_on = _runs_to_edge(edge, row, from_end=True)
     if other is not None:
-        runs_on = runs_on or _runs_to_edge(dark(other, params)[:, :glyphs.min_blank_px], row, from_end=False)
-    return not runs_on
+        runs_on = runs_on or _runs_to_edge(dark(other, share)[:, :glyphs.min_blank_px], row, from_end=False)
+    return runs_on
 
 
 def _runs_to_edge(ink: np.ndarray, row: int, from_end: bool) -> bool:
@@ -319,6 +346,7 @@ def _inside(quad: np.ndarray, shape: tuple[int, ...]) -> bool:
                 and (quad[:, 1] >= 0).all() and (quad[:, 1] < shape[0]).all())
 
 
-def dark(crop: np.ndarray, params: BesideParams) -> np.ndarray:
+def dark(crop: np.ndarray, share: float) -> np.ndarray:
+    """Pixels darker than ``share`` of the paper's brightness (the crop's 90th percentile)."""
     gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
-    return gray < params.paper_share * float(np.percentile(gray, 90))
+    return gray < share * float(np.percentile(gray, 90))

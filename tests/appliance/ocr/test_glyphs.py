@@ -140,3 +140,33 @@ def test_a_gap_of_bare_paper_a_box_or_a_finished_sentence_has_no_blank():
     ruled = page.copy()
     ruled[134:137, 40:880] = 30  # ruled paper: the line runs under the letters too
     assert beside(ruled, quads, texts) == texts
+
+
+def test_a_line_blurred_thin_and_grey_between_two_boxes_is_a_blank():
+    # a blurred photo: the line reaches only about four fifths of the paper's brightness,
+    # while the letters stay dark
+    page, quads = page_with_boxes()
+    page[133:138, 308:414] = 190
+    assert beside(page, quads, ["Fill in:", "apple", "and more"]) == ["Fill in: ____", "apple", "and more"]
+
+
+def test_grey_ruled_paper_or_a_shadows_edge_is_no_blank():
+    texts = ["Fill in:", "apple", "and more"]
+    page, quads = page_with_boxes()
+    ruled = page.copy()
+    ruled[133:138, 40:880] = 190  # a grey ruled line runs under the letters too
+    assert beside(ruled, quads, texts) == texts
+    shaded = page.copy()
+    shaded[133:260, 302:418] = 190  # a pen's shadow falling into the gap from below: grey down to the page's end
+    assert beside(shaded, quads, texts) == texts
+
+
+def test_a_grey_line_at_a_rows_end_is_taken_for_ruled_paper():
+    # with no box after it, a grey line cannot be seen to stop at letters: a line of ruled
+    # paper would look the same, so only a dark line there is a blank
+    page, quads = page_with_boxes()
+    row_end = [quads[0], quads[2]]
+    page[133:138, 308:500] = 190
+    assert beside(page, row_end, ["Fill in:", "and more"]) == ["Fill in:", "and more"]
+    page[133:138, 308:500] = 30
+    assert beside(page, row_end, ["Fill in:", "and more"]) == ["Fill in: ____", "and more"]
