@@ -30,8 +30,8 @@ from appliance.ocr.result import OcrLine
 from appliance.wording.problem_text import (TOP_LEVEL, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_question, ends_sentence, ends_with_score, is_caption, is_header,
                                             is_label, is_label_after, is_mark, is_number_alone, is_options,
-                                            is_options_or_data, is_score_only, is_scribble, is_stray,
-                                            reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
+                                            is_lone_letter, is_options_or_data, is_score_only, is_scribble,
+                                            is_stray, reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
                                             starts_problem, starts_sub_questions, stem_asks, strip_number, strip_ticks,
                                             without_working)
 
@@ -320,9 +320,10 @@ def trailing_stray(box: TextBox, boxes: list[TextBox], unit: float, params: Bloc
     it on that line — a score written beside the problem, or the next column's bare
     number. (Printed alone on its row, a number starts the problem below it, as circled
     numbers do.)"""
-    if not is_stray(box.text):
+    letter = is_lone_letter(box.text) and not is_stray(box.text)  # not a cross read as "X"
+    if not (letter or is_stray(box.text)):
         return False
-    if box.height >= params.written_height * unit:
+    if box.height >= params.written_height * unit and not letter:
         return True
     # any overlap, not only :func:`same_row`: a mark by hand may sit off its row
     beside = [o for o in boxes if o is not box and o.top < box.bottom and box.top < o.bottom]
@@ -331,6 +332,8 @@ def trailing_stray(box: TextBox, boxes: list[TextBox], unit: float, params: Bloc
         return False
     last = max(before, key=_right)
     if len(last.text.strip()) < 4 or is_stray(last.text):  # it follows no line of words
+        return False
+    if letter and not ends_sentence(last.text):  # a letter may be the line's own (「求 x」)
         return False
     gap = box.left - _right(last)
     written = box.height >= params.written_ratio * last.height and gap >= params.written_gap * unit

@@ -178,13 +178,19 @@ def reads_as_working(line: str) -> bool:
 
 # A bare answer written after a problem's end (not a dot: 3.14): a number, a unit, a tick
 # (「？√1840」 「？ 160」 「（3分) 921918」).
-_BARE_ANSWER = re.compile(r"^[\s√✓]*-?\d[\d.,/]*\s*(?:[A-Za-z°%℃元年米个]{1,3})?[\s√✓]*$")
+_BARE_ANSWER = re.compile(r"^[\s√✓]*-?\d[\d.,/]*\s*(?:[A-Za-z°%℃元年米个]{1,3}|['′])?[\s√✓]*$")
+
+
+# A teacher's score written at the text's end, apart from it: "4'" (4 points), "+2'".
+_SCORE_MARK_AT_END = re.compile(r"\s+[+\-]?\d{1,2}\s*['′]\s*$")
 
 
 def without_working(text: str) -> str:
     """The text without working written on after its end: its last question mark, full stop
     or closing bracket (the detector read 「…kinetic energy? E_k = 1/2mv² =」 or
-    "…= 0 (10 marks) x2 = 3" as one line), or a bare answer after it."""
+    "…= 0 (10 marks) x2 = 3" as one line), or a bare answer after it; nor a teacher's
+    score after a formula (「计算：3/4+1/6 4'」)."""
+    text = _SCORE_MARK_AT_END.sub("", text)
     end = max(text.rfind(ch) for ch in _SENTENCE_END)
     rest = text[end + 1:]
     if end < 0 or not re.search(r"\w", rest):
@@ -332,6 +338,12 @@ def is_stray(text: str) -> bool:
     column's bare problem number ("13.")."""
     text = text.strip()
     return 0 < len(text) <= 3 and all(ch.isdigit() or ch in MARK_CHARS or ch in "-+－" for ch in text)
+
+
+def is_lone_letter(text: str) -> bool:
+    """One Latin letter alone: an answer chosen by hand ("B") or a figure's axis ("y")."""
+    text = text.strip()
+    return len(text) == 1 and text.isascii() and text.isalpha()
 
 
 def strip_ticks(line: str) -> str:

@@ -777,6 +777,21 @@ FRAMED_PAGES = {
                                    ("A. 22 cm   B. 48 cm", 340, 559, 260, 37),
                                    ("C. 26 cm   D. 24 cm", 340, 586, 260, 38)],
                                   "计算：3/4 + 1/6"),
+    # the student wrote the chosen answer after the question, a line height or more apart
+    "answer_letter_written_after_the_question": ([("25. What is the plural of the noun \"child\"?", 300, 380, 700, 60),
+                                                  ("26. 呼吸作用的主要场所是哪里?", 300, 455, 600, 63),
+                                                  ("B", 986, 459, 45, 59),
+                                                  ("27. 地球自转的方向是怎样的?", 300, 540, 560, 60)],
+                                                 "呼吸作用的主要场所是哪里?"),
+    # a figure's axis beside the problem, far after its question mark
+    "axis_label_beside_the_question": ([("第12题 地球自转的方向是怎样的?", 250, 450, 510, 45),
+                                        ("y", 1010, 463, 40, 31)],
+                                       "地球自转的方向是怎样的?"),
+    # a letter after a line that runs on is the line's own
+    "letter_ending_a_line_that_runs_on": ([("6. 已知 3a + 2 = 11，求", 300, 450, 420, 50),
+                                           ("a", 790, 452, 30, 46),
+                                           ("的值。", 300, 510, 120, 50)],
+                                          "已知 3a + 2 = 11，求a的值。"),
 }
 
 

@@ -248,3 +248,12 @@ def test_words_before_a_bracket_are_no_problem_label(line):
 ])
 def test_an_instruction_with_its_formula_is_finished(line, finished):
     assert ends_formula(line) is finished
+
+
+def test_a_teachers_score_after_the_problem_is_no_part_of_it():
+    assert without_working("一件商品原价200元，打八折出售，现价是多少元? 4'") == "一件商品原价200元，打八折出售，现价是多少元?"
+    assert without_working("一个质量为 5 kg 的物体受到 10 N 的合外力作用，求它的加速度大小。4'") == \
+        "一个质量为 5 kg 的物体受到 10 N 的合外力作用，求它的加速度大小。"
+    assert without_working("计算：3/4+1/6 4'") == "计算：3/4+1/6"
+    for kept in ("已知 ∠A = 30°15'，求它的余角。", "已知 f(x) = x²，求 f'(x)", "It is 5' tall. How long is its shadow?"):
+        assert without_working(kept) == kept
