@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (TOP_LEVEL, bracketed_number, brackets_number_problems, ends_formula,
+from appliance.wording.problem_text import (SCORE, TOP_LEVEL, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_question, ends_sentence, ends_with_score, is_caption, is_header,
                                             is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             is_lone_letter, is_options_or_data, is_score_only, is_scribble,
@@ -62,6 +62,8 @@ class BlockParams:
     written_height: float = 1.6  # a short figure this many line heights tall is written by hand...
     written_ratio: float = 1.3  # ...as is one this much taller than the line it follows,
     written_gap: float = 0.3  # ...this many line heights after its end
+    answer_chars: int = 8  # an answer written after a problem's end is at most this long...
+    answer_reach: float = 4.0  # ...and at most this many line heights after it
     figure_gap: float = 0.5  # labels this many line heights after a row's words are a figure beside it
     # A row after a finished sentence (or an instruction with its formula) starts a problem
     # whose number was not read when the space above it is this share of the page's space
@@ -122,6 +124,7 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     figures_spoken_of = any(speaks_of_figure(b.text) for b in boxes)
     print_boxes = [b for b in boxes if not is_scribble(b.text) and not isolated_mark(b, boxes, unit, params)
                    and not trailing_stray(b, boxes, unit, params) and not written_after_the_end(b, boxes, size, params)
+                   and not answer_after_the_end(b, boxes, unit, params)
                    and (figures_spoken_of or not figure_beside(b, boxes, unit, params))]
     # another column's lines at the frame's side are left out of the problems, not of the
     # page's columns: its gutter is found with them
@@ -354,6 +357,30 @@ def written_after_the_end(box: TextBox, boxes: list[TextBox], size: tuple[int, i
         return True
     at_right = "right" in sides_of(box, size, params.edge_margin)
     return at_right and ends_sentence(last) and not reads_as_question(box.text)
+
+
+def answer_after_the_end(box: TextBox, boxes: list[TextBox], unit: float, params: BlockParams) -> bool:
+    """A short answer written by hand on a problem's row after its end: a few words
+    ("Children", 「练习」) that end the row, set ``mark_gap`` line heights or more after a
+    finished sentence (up to ``answer_reach``), or ``written_gap`` after it and much taller
+    than its line. Not a problem's or sub-question's number, option, score note or
+    question, nor a line that ends a sentence: those are another column's."""
+    text = box.text.strip()
+    if not 0 < len(text) <= params.answer_chars or ends_sentence(text) or starts_problem(text, True) \
+            or is_options(text) or SCORE.match(text) or reads_as_question(text):
+        return False
+    beside = [o for o in boxes if o is not box and same_row(o, box)]
+    before = [o for o in beside if _right(o) <= box.left]
+    if not before or any(o.left >= box.left for o in beside):
+        return False
+    last = max(before, key=_right)
+    if len(last.text.strip()) < 4 or not ends_sentence(strip_ticks(last.text)):
+        return False
+    gap = box.left - _right(last)
+    if gap > params.answer_reach * unit:  # farther off: the next column's line
+        return False
+    written = box.height >= params.written_ratio * last.height and gap >= params.written_gap * unit
+    return written or gap >= params.mark_gap * unit
 
 
 def same_row(a: TextBox, b: TextBox) -> bool:

@@ -787,6 +787,26 @@ FRAMED_PAGES = {
     "axis_label_beside_the_question": ([("第12题 地球自转的方向是怎样的?", 250, 450, 510, 45),
                                         ("y", 1010, 463, 40, 31)],
                                        "地球自转的方向是怎样的?"),
+    # an answer written after the problem's full stop, a line height on
+    "answer_written_after_the_full_stop": ([("(8) What is the opposite of \"expensive\"?", 256, 330, 620, 48),
+                                            ("(9) 写出名词 child 的复数形式。", 256, 411, 456, 48),
+                                            ("Children", 770, 416, 152, 49),
+                                            ("A. children B. go", 319, 456, 322, 46)],
+                                           "写出名词 child 的复数形式。"),
+    # ...or close after it, written much taller than the print
+    "tall_answer_close_after_the_full_stop": ([("Q14. Translate into Chinese: Practice makes perfect.", 282, 421, 688, 60),
+                                               ("练习", 1001, 414, 119, 79)],
+                                              "Translate into Chinese: Practice makes perfect."),
+    # two columns: the right column's last line, level with the left problem's question
+    # mark, is the framed problem's end, no answer written after that question
+    "next_columns_last_line_beside_a_question": ([("1. 地球的公转方向是怎样的?", 40, 370, 400, 50),
+                                                  ("2. 地球自转的方向是怎样的?", 40, 450, 400, 50),
+                                                  ("3. 一年有多少个月?", 40, 530, 280, 50),
+                                                  ("5. 一个三角形的三个角中，有两个", 560, 370, 480, 50),
+                                                  ("角都是 45°。以它的最长边为底，", 560, 410, 480, 50),
+                                                  ("画出它的图。", 560, 450, 200, 50),
+                                                  ("6. 一个正方形的边长是 4 厘米，", 560, 530, 480, 50)],
+                                                 "一个三角形的三个角中，有两个角都是 45°。以它的最长边为底，画出它的图。"),
     # a letter after a line that runs on is the line's own
     "letter_ending_a_line_that_runs_on": ([("6. 已知 3a + 2 = 11，求", 300, 450, 420, 50),
                                            ("a", 790, 452, 30, 46),
