@@ -86,8 +86,8 @@ MARK_CHARS = set("√✓✔✗✘×VvXxOoCc○●◯◎□■☆★*·•.,，�
 _TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】])\s*[Xx×]\s*$")
 # Before the problem: a tick or cross; right before a problem number, also a root sign, a star
 # drawn in the margin (☆ 10.), or a circle, cross or tick read as a letter (O9., X9), V【2】), or a score the teacher wrote
-# (「+2 第3题」, "-2 Ex. 1", "3/5 12.", 「4⑥」, "8 7.") or a score note that lost its brackets (「3分Exercise1」).
-_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|(?:[√○◯OoCcXx×Vv☆★*]{1,2}|[+\-−]?\d{1,2}(?:\s*/\s*\d{1,2})?\s|\d{1,2}\s*分\s*)(?=\s*(?:\d{1,3}\s*[.．、)）](?!\d)|[（(【\[〔［]\s*\d|第|(?:Q|No\.?|Question|Problem|Exercise|Ex\.?)\s*\d|[①-⑳]))"
+# (「+2 第3题」, 「-1第11题」, "-2 Ex. 1", "3/5 12.", 「4⑥」, "8 7.") or a score note that lost its brackets (「3分Exercise1」).
+_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|(?:[√○◯OoCcXx×Vv☆★*]{1,2}|[+\-−]?\d{1,2}(?:\s*/\s*\d{1,2})?\s|[+\-−]\d{1,2}|\d{1,2}\s*分\s*)(?=\s*(?:\d{1,3}\s*[.．、)）](?!\d)|[（(【\[〔［]\s*\d|第|(?:Q|No\.?|Question|Problem|Exercise|Ex\.?)\s*\d|[①-⑳]))"
                            r"|\d{1,2}\s*(?=[①-⑳]))\s*")
 
 _UNDERSCORES = re.compile(r"[_＿]{2,}|(?<=\s)[_＿](?=\s)|(?<=[\u4e00-\u9fff])[_＿](?=[\u4e00-\u9fff])")
@@ -353,6 +353,8 @@ def strip_ticks(line: str) -> str:
 
 # A score note after the question's end, with something after it on the line.
 _SCORE_AFTER_END = re.compile(rf"(?<=[?？。!！])\s*{_SCORE_NOTE}", re.IGNORECASE)
+# Marks as a bare number in square brackets right after the problem's number ("2. [4] …").
+_MARKS_AFTER_NUMBER = re.compile(r"^\s*[\[［]\s*\d{1,2}\s*[\]］](?=\s|[\u4e00-\u9fffA-Za-z])")
 
 
 def strip_number(text: str) -> str:
@@ -361,6 +363,8 @@ def strip_number(text: str) -> str:
     rest = _ANSWER_AFTER.sub("", text[len(prefix):])
     while (score := SCORE.match(rest)):
         rest = rest[score.end():]
+    if prefix and (marks := _MARKS_AFTER_NUMBER.match(rest)):
+        rest = rest[marks.end():]
     after_end = _SCORE_AFTER_END.search(rest)
     if after_end and not reads_as_question(rest[after_end.end():]):
         rest = rest[:after_end.start()]  # what follows is written or drawn after the problem

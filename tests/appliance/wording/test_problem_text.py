@@ -257,3 +257,16 @@ def test_a_teachers_score_after_the_problem_is_no_part_of_it():
     assert without_working("计算：3/4+1/6 4'") == "计算：3/4+1/6"
     for kept in ("已知 ∠A = 30°15'，求它的余角。", "已知 f(x) = x²，求 f'(x)", "It is 5' tall. How long is its shadow?"):
         assert without_working(kept) == kept
+
+
+def test_marks_in_square_brackets_after_the_number_are_left_out_with_it():
+    assert strip_number("2. [4] 一块金属的质量是 270 g，体积是 100 cm³，求它的密度。") == \
+        "一块金属的质量是 270 g，体积是 100 cm³，求它的密度。"
+    assert strip_number("5. [3] Explain why ice floats.") == "Explain why ice floats."
+    assert strip_number("3. [2]+[3] = ?") == "[2]+[3] = ?"  # a sum that starts with a bracket
+
+
+def test_a_signed_score_written_against_the_problem_number_is_left_out():
+    assert strip_number(strip_ticks("-1第11题一个正方体的棱长是 4 厘米，它的体积是多少立方厘米?")) == \
+        "一个正方体的棱长是 4 厘米，它的体积是多少立方厘米?"
+    assert strip_ticks("-1 是负数吗?") == "-1 是负数吗?"  # no problem number after it
