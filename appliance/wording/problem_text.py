@@ -390,7 +390,7 @@ _STOP_READ_AS_O = re.compile(r"[A-Za-z]\d[\do]o$")
 
 
 # One underscore with a space on one side and a word on the other.
-_UNDERSCORE_BEFORE_WORD = re.compile(r"(?:(?<=\s)|^)[_＿](?=[A-Za-z0-9\u4e00-\u9fff])")
+_UNDERSCORE_BEFORE_WORD = re.compile(r"(?:(?<=[\s:：,，])|^)[_＿](?=[A-Za-z0-9\u4e00-\u9fff])")
 _UNDERSCORE_AFTER_WORD = re.compile(r"(?<=[A-Za-z0-9\u4e00-\u9fff])[_＿](?=\s|$)")
 
 

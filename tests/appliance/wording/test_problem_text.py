@@ -185,6 +185,11 @@ def test_a_short_blank_read_as_one_underscore_stuck_to_a_word_is_a_blank(read):
     assert blanks("snake_case and a_1") == "snake_case and a_1"
 
 
+def test_a_short_blank_read_as_one_underscore_after_a_colon_is_a_blank():
+    assert blanks('Fill in the blank with "a" or "an":_apple') == 'Fill in the blank with "a" or "an":____ apple'
+    assert blanks("填空：_米") == "填空：____ 米"
+
+
 def test_a_problem_with_its_own_score_note_after_a_chinese_numeral_is_no_section_heading():
     assert not is_header("十六、（本题4分）牛顿第一定律的内容是什么？")
     assert is_header("二、填空题（每题 4 分）")
