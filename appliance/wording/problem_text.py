@@ -298,9 +298,9 @@ def is_label_after(previous: str, line: str) -> bool:
     return bool(_LABEL.match(line.strip())) and ends_sentence(previous) and not reads_as_question(line)
 
 
-# A figure's caption ("Figure for Q10", "Table 2", 「图1」, 「第3题图」).
-_CAPTION = re.compile(r"^\s*(?:(?i:fig(?:ure)?\.?|table|graph|diagram)(?![A-Za-z])[\w\s.]{0,12}"
-                      r"|(?:第\s*\d{1,3}\s*题)?\s*[图表]\s*[\d一二三四五六七八九十]{0,3})\s*$")
+# A figure's caption ("Figure for Q10", "Table 2", 「图1」, 「第3题图」, 「(第6题图)」).
+_CAPTION = re.compile(r"^\s*[（(]?\s*(?:(?i:fig(?:ure)?\.?|table|graph|diagram)(?![A-Za-z])[\w\s.]{0,12}"
+                      r"|(?:第\s*\d{1,3}\s*题)?\s*[图表]\s*[\d一二三四五六七八九十]{0,3})\s*[)）]?\s*$")
 # A problem that speaks of a figure or table printed with it (「根据下表…」, "as shown").
 _SPEAKS_OF_FIGURE = re.compile(r"[如下上左右]图|图[中示]|[下上左右]表|表[中格]"
                                r"|(?i:\b(?:figures?|fig\.|tables?|graphs?|diagrams?|charts?|shown|below)\b)")

@@ -3,8 +3,8 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (blanks, element_symbols, ends_formula, is_header, is_mark, is_scribble,
-                                            reads_as_working, starts_problem, strip_number, strip_ticks,
+from appliance.wording.problem_text import (blanks, element_symbols, ends_formula, is_caption, is_header, is_mark,
+                                            is_scribble, reads_as_working, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_working)
 
 
@@ -275,3 +275,13 @@ def test_a_signed_score_written_against_the_problem_number_is_left_out():
     assert strip_number(strip_ticks("-1第11题一个正方体的棱长是 4 厘米，它的体积是多少立方厘米?")) == \
         "一个正方体的棱长是 4 厘米，它的体积是多少立方厘米?"
     assert strip_ticks("-1 是负数吗?") == "-1 是负数吗?"  # no problem number after it
+
+
+@pytest.mark.parametrize("caption", ["(第6题图)", "（第15题图）", "(Figure 2)", "第3题图", "(表1)"])
+def test_a_caption_may_stand_in_brackets(caption):
+    assert is_caption(caption)
+
+
+@pytest.mark.parametrize("line", ["(x+1)", "（本题5分）", "(图中阴影部分的面积是多少？)"])
+def test_a_bracketed_formula_note_or_question_is_no_caption(line):
+    assert not is_caption(line)
