@@ -281,9 +281,14 @@ def blank_beside(pixels: np.ndarray, quad: np.ndarray, length: float, crops: tup
     box's own letters or the next box's (an underline, ruled paper)."""
     tl, tr, br, bl = quad.astype(np.float32)
     height = float(_Line.of(quad).height)
-    length = min(length, params.reach * height)
-    step = (tr - tl) / max(float(np.linalg.norm(tr - tl)), 1e-6) * length
-    strip = np.array([tr, tr + step, br + step, br] if side == "right" else [tl - step, tl, bl, bl - step])
+    along = (tr - tl) / max(float(np.linalg.norm(tr - tl)), 1e-6) * (1 if side == "right" else -1)
+    start = (tr, br) if side == "right" else (tl, bl)
+    # up to the frame's side: a blank at the end of a line that runs near it
+    length = min(length, params.reach * height, _room(start, along, pixels.shape))
+    if length < glyphs.min_blank_px / 48 * height:
+        return False
+    step = along * length
+    strip = np.array([tr, tr + step, br + step, br] if side == "right" else [tl + step, tl, bl, bl + step])
     if not _inside(strip, pixels.shape):
         return False
     own, other = crops
@@ -339,6 +344,18 @@ def _runs_to_edge(ink: np.ndarray, row: int, from_end: bool) -> bool:
             if at_edge and end - start >= width // 2:
                 return True
     return False
+
+
+def _room(points: tuple[np.ndarray, ...], direction: np.ndarray, shape: tuple[int, ...]) -> float:
+    """How far the points can go along ``direction`` (a unit vector) and stay in the image."""
+    most = float("inf")
+    for point in points:
+        for axis, limit in ((0, shape[1] - 1), (1, shape[0] - 1)):
+            if direction[axis] > 1e-6:
+                most = min(most, (limit - float(point[axis])) / float(direction[axis]))
+            elif direction[axis] < -1e-6:
+                most = min(most, -float(point[axis]) / float(direction[axis]))
+    return max(0.0, most - 1)
 
 
 def _inside(quad: np.ndarray, shape: tuple[int, ...]) -> bool:

@@ -170,3 +170,16 @@ def test_a_grey_line_at_a_rows_end_is_taken_for_ruled_paper():
     assert beside(page, row_end, ["Fill in:", "and more"]) == ["Fill in:", "and more"]
     page[133:138, 308:500] = 30
     assert beside(page, row_end, ["Fill in:", "and more"]) == ["Fill in: ____", "and more"]
+
+
+def test_a_blank_at_the_end_of_a_line_that_runs_near_the_frames_side_is_found():
+    page = np.full((400, 900, 3), 235, np.uint8)
+    quads = [np.array([[x0, y0], [x1, y0], [x1, y0 + 40], [x0, y0 + 40]], np.float32)
+             for x0, x1, y0 in ((300, 800, 100), (100, 340, 150))]
+    for quad in quads:
+        page[int(quad[0][1]) + 8:int(quad[0][1]) + 30, int(quad[0][0]) + 4:int(quad[1][0]) - 4:14] = 30
+    page[134:137, 810:885] = 30  # the line runs on to 15 px from the frame's right side
+    assert beside(page, quads, ['Fill in "a" or "an":', "university"]) == ['Fill in "a" or "an": ____', "university"]
+    bare = np.full((400, 900, 3), 235, np.uint8)
+    bare[:, :800] = page[:, :800]
+    assert beside(bare, quads, ['Fill in "a" or "an":', "university"]) == ['Fill in "a" or "an":', "university"]
