@@ -214,7 +214,7 @@ def split_off_answer(block: Block) -> list[Block]:
         return [block]
     for i in range(1, len(block.rows)):
         head, tail = block.rows[:i], block.rows[i:]
-        last = strip_number(head[-1].text)
+        last = without_working(strip_number(head[-1].text))  # 「…哪一年? +5」: the teacher's score
         answer = ends_question(last) and not is_options_or_data(tail[0].text)
         working = reads_as_working(tail[0].text) and (ends_sentence(last) or reads_as_question(last)) \
             and not leaves_bracket_open(last)  # 「…(ρ水」 「= 1.0×10³ kg/m³)」 is a given

@@ -176,9 +176,9 @@ def reads_as_working(line: str) -> bool:
     return _WORKING.search(line) is not None and not reads_as_question(line)
 
 
-# A bare answer written after a problem's end (not a dot: 3.14): a number, a unit, a tick
-# (「？√1840」 「？ 160」 「（3分) 921918」).
-_BARE_ANSWER = re.compile(r"^[\s√✓]*-?\d[\d.,/]*\s*(?:[A-Za-z°%℃元年米个]{1,3}|['′])?[\s√✓]*$")
+# A bare answer or score written after a problem's end (not a dot: 3.14): a number, a unit,
+# a tick (「？√1840」 「？ 160」 「（3分) 921918」 「？ +5」).
+_BARE_ANSWER = re.compile(r"^[\s√✓]*[+\-]?\d[\d.,/]*\s*(?:[A-Za-z°%℃元年米个]{1,3}|['′])?[\s√✓]*$")
 
 
 # A teacher's score written at the text's end, apart from it: "4'" (4 points), "+2'".

@@ -818,6 +818,13 @@ FRAMED_PAGES = {
                                               ("(第6题图)", 760, 700, 200, 60),
                                               ("(7) 标准状况下，11.2L 氧气的物质的量是多少？", 400, 800, 900, 70)],
                                              "北回归线的纬度大约是多少?"),
+    # the teacher's score after the question mark, the student's answer on the row below
+    "answer_below_a_scored_question": ([("第10题 Find the slope of the line through the", 275, 340, 600, 52),
+                                        ("points (1, 2) and (3, 6).", 275, 400, 380, 52),
+                                        ("第11题 秦朝建立于哪一年?", 277, 458, 422, 51), ("+5", 723, 458, 80, 51),
+                                        ("公元前221年", 369, 510, 314, 64),
+                                        ("第12题 一幅地图的比例尺是1:100000，图上", 286, 633, 673, 51)],
+                                       "秦朝建立于哪一年?"),
     # a letter after a line that runs on is the line's own
     "letter_ending_a_line_that_runs_on": ([("6. 已知 3a + 2 = 11，求", 300, 450, 420, 50),
                                            ("a", 790, 452, 30, 46),

@@ -285,3 +285,8 @@ def test_a_caption_may_stand_in_brackets(caption):
 @pytest.mark.parametrize("line", ["(x+1)", "（本题5分）", "(图中阴影部分的面积是多少？)"])
 def test_a_bracketed_formula_note_or_question_is_no_caption(line):
     assert not is_caption(line)
+
+
+def test_a_signed_score_after_the_question_mark_is_no_part_of_it():
+    assert without_working("秦朝建立于哪一年? +5") == "秦朝建立于哪一年?"
+    assert without_working("计算：3 + 5") == "计算：3 + 5"  # no end before it: the sum's own
