@@ -285,7 +285,7 @@ def blank_beside(pixels: np.ndarray, quad: np.ndarray, length: float, crops: tup
     start = (tr, br) if side == "right" else (tl, bl)
     # up to the frame's side: a blank at the end of a line that runs near it
     length = min(length, params.reach * height, _room(start, along, pixels.shape))
-    if length < glyphs.min_blank_px / 48 * height:
+    if length < 2:
         return False
     step = along * length
     strip = np.array([tr, tr + step, br + step, br] if side == "right" else [tl + step, tl, bl, bl + step])

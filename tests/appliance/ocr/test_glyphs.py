@@ -183,3 +183,12 @@ def test_a_blank_at_the_end_of_a_line_that_runs_near_the_frames_side_is_found():
     bare = np.full((400, 900, 3), 235, np.uint8)
     bare[:, :800] = page[:, :800]
     assert beside(bare, quads, ['Fill in "a" or "an":', "university"]) == ['Fill in "a" or "an":', "university"]
+
+
+def test_a_blank_in_a_gap_shorter_than_a_line_height_is_found():
+    page = np.full((400, 900, 3), 235, np.uint8)
+    quads = [np.array([[x0, 100], [x1, 100], [x1, 140], [x0, 140]], np.float32) for x0, x1 in ((100, 300), (330, 470))]
+    for quad in quads:
+        page[108:130, int(quad[0][0]) + 4:int(quad[1][0]) - 4:14] = 30
+    page[134:137, 302:328] = 30  # the gap is three quarters of a line height
+    assert beside(page, quads, ["The word: He", "to school"]) == ["The word: He ____", "to school"]
