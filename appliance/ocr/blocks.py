@@ -172,10 +172,11 @@ def split_off_figure(block: Block) -> list[Block]:
     labels or cells at its end (:func:`reads_as_figure`) are a block of their own, no problem.
     A problem that speaks of a figure (「根据下表…」, "as shown") keeps them."""
     end = len(block.rows)
-    while end > 0 and reads_as_figure(block.rows[end - 1]):
+    while end > 0 and (reads_as_figure(block.rows[end - 1]) or end < len(block.rows) and axis_end(block.rows[end - 1])):
         end -= 1
     head, tail = block.rows[:end], block.rows[end:]
-    if block.header or not tail or speaks_of_figure(" ".join(r.text for r in head)):
+    if block.header or not tail or speaks_of_figure(" ".join(r.text for r in head)) \
+            or head and head[-1].text.rstrip().endswith((":", "：")):  # 「找规律：」 ⏎ "3 6 9 12"
         return [block]
     if not head:  # labels alone, parted from their problem at its score note: no problem
         return [block] if TOP_LEVEL.match(block.rows[0].text) else [Block(tail, False, False, block.cut)]
@@ -184,10 +185,22 @@ def split_off_figure(block: Block) -> list[Block]:
 
 def reads_as_figure(row: Row) -> bool:
     """A row of a figure's labels or a table's cells (two or more short pieces set apart, not
-    answer options), or a caption."""
+    answer options), an axis's figures read as one piece ("2 3 4", "-2 -1 0 1"), or a caption."""
     if is_caption(row.text):
         return True
+    if len(row.pieces) == 1 and _AXIS_FIGURES.match(row.text):
+        return True
     return len(row.pieces) >= 2 and all(map(is_label, row.pieces)) and not is_options(row.text)
+
+
+_AXIS_FIGURES = re.compile(r"^\s*-?\d{1,3}(?:\s+-?\d{1,3}){2,}\s*$")
+_AXIS_END = re.compile(r"^\s*(?:[↑→]\s*[A-Za-z]|[A-Za-z]?\s*[↑→]|\d{1,2}\s*[A-Za-z])\s*$")
+
+
+def axis_end(row: Row) -> bool:
+    """One short piece that ends a figure's axis ("↑y", "4y", "x→"): above the figure's other
+    rows, it is the figure's too."""
+    return len(row.pieces) == 1 and _AXIS_END.match(row.text) is not None
 
 
 def split_after_options(block: Block) -> list[Block]:

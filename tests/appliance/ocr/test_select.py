@@ -825,6 +825,16 @@ FRAMED_PAGES = {
                                         ("公元前221年", 369, 510, 314, 64),
                                         ("第12题 一幅地图的比例尺是1:100000，图上", 286, 633, 673, 51)],
                                        "秦朝建立于哪一年?"),
+    # a figure's axes under the problem: its arrow and letter, and its figures read as one piece
+    "axes_under_the_problem": ([("21. 在等比数列 {an} 中，a1 = 3,公", 395, 352, 614, 62),
+                                ("比q=2,求a5。", 465, 423, 274, 64),
+                                ("↑y", 572, 495, 48, 45), ("2 3 4", 630, 590, 116, 42),
+                                ("22.一个正方体的棱长是4厘米，它", 427, 700, 576, 56),
+                                ("的表面积是多少平方厘米?", 491, 763, 416, 51)],
+                               "在等比数列 {an} 中，a1 = 3,公比q=2,求a5。"),
+    # figures after a colon are the problem's own
+    "numbers_after_a_colon": ([("8. 找规律，填出下一个数：", 300, 420, 500, 60), ("3 6 9 12", 320, 490, 200, 60)],
+                              "找规律，填出下一个数：3 6 9 12"),
     # a letter after a line that runs on is the line's own
     "letter_ending_a_line_that_runs_on": ([("6. 已知 3a + 2 = 11，求", 300, 450, 420, 50),
                                            ("a", 790, 452, 30, 46),
