@@ -2,7 +2,7 @@
 
 A line read from a photo differs from the printed question in ways that carry no
 meaning: a raised or lowered digit read level (10³ → 103, log₂8 → log28, aₙ → an), O read
-as 0 and I as l or 1, spaces and full- or half-width punctuation, × read as x, and the
+as 0, I as l or 1 and N as the Roman numeral Ⅳ, spaces and full- or half-width punctuation, × read as x, and the
 problem's number or a circled mark left before it (⑧, "6 "). The verifier rightly takes
 a new number for another problem, so such a reading abstains although the student
 photographed the bank's own question. :func:`reads_as` tells that case: the two texts are
@@ -23,11 +23,15 @@ _CONFUSED = str.maketrans({"O": "0", "o": "0", "〇": "0", "I": "1", "l": "1", "
 _LEADING = re.compile(r"^(?:\d{1,2}|[√✓✔x])[.)]?")
 
 
+# Read before NFKC, which would spell them out: the Roman numeral Ⅳ for a serif N ("10 Ⅳ").
+_CONFUSED_SIGNS = str.maketrans({"Ⅳ": "N"})
+
+
 def camera_form(text: str) -> str:
     """The text with what a photo cannot tell apart folded away: NFKC (raised and lowered
     digits level, full-width forms half-width), no spaces, the confusable characters as
     one."""
-    return "".join(unicodedata.normalize("NFKC", text).split()).translate(_CONFUSED)
+    return "".join(unicodedata.normalize("NFKC", text.translate(_CONFUSED_SIGNS)).split()).translate(_CONFUSED)
 
 
 def reads_as(read: str, question: str) -> bool:
