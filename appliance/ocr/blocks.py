@@ -30,8 +30,8 @@ from appliance.ocr.result import OcrLine
 from appliance.wording.problem_text import (SCORE, TOP_LEVEL, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_question, ends_sentence, ends_with_score, is_caption, is_header,
                                             is_label, is_label_after, is_mark, is_number_alone, is_options,
-                                            is_lone_letter, is_options_or_data, is_score_only, is_scribble,
-                                            is_stray, reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
+                                            is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_stray,
+                                            reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
                                             starts_problem, starts_sub_questions, stem_asks, strip_number, strip_ticks,
                                             without_working)
 
@@ -343,17 +343,29 @@ def trailing_stray(box: TextBox, boxes: list[TextBox], unit: float, params: Bloc
         return True
     # any overlap, not only :func:`same_row`: a mark by hand may sit off its row
     beside = [o for o in boxes if o is not box and o.top < box.bottom and box.top < o.bottom]
+    # a letter only after a finished sentence: it may be the line's own (「求 x」)
+    after = _after_words(box, beside, params, finished=letter)
+    return after is not None and _set_apart(*after, unit, params)
+
+
+def _after_words(box: TextBox, beside: list[TextBox], params: BlockParams,
+                 finished: bool) -> tuple[float, bool] | None:
+    """(gap in pixels, much taller) of a box that ends its row (``beside``: the other boxes on
+    it) after a line of words, a finished sentence when ``finished``; else None."""
     before = [o for o in beside if _right(o) <= box.left]
     if not before or any(o.left >= box.left for o in beside):
-        return False
+        return None
     last = max(before, key=_right)
     if len(last.text.strip()) < 4 or is_stray(last.text):  # it follows no line of words
-        return False
-    if letter and not ends_sentence(last.text):  # a letter may be the line's own (「求 x」)
-        return False
-    gap = box.left - _right(last)
-    written = box.height >= params.written_ratio * last.height and gap >= params.written_gap * unit
-    return written or gap >= params.mark_gap * unit
+        return None
+    if finished and not ends_sentence(strip_ticks(last.text)):
+        return None
+    return box.left - _right(last), box.height >= params.written_ratio * last.height
+
+
+def _set_apart(gap: float, taller: bool, unit: float, params: BlockParams) -> bool:
+    """``mark_gap`` line heights or more after the words, or ``written_gap`` and much taller."""
+    return gap >= params.mark_gap * unit or (taller and gap >= params.written_gap * unit)
 
 
 def written_after_the_end(box: TextBox, boxes: list[TextBox], size: tuple[int, int], params: BlockParams) -> bool:
@@ -382,18 +394,10 @@ def answer_after_the_end(box: TextBox, boxes: list[TextBox], unit: float, params
     if not 0 < len(text) <= params.answer_chars or ends_sentence(text) or starts_problem(text, True) \
             or is_options(text) or SCORE.match(text) or reads_as_question(text):
         return False
-    beside = [o for o in boxes if o is not box and same_row(o, box)]
-    before = [o for o in beside if _right(o) <= box.left]
-    if not before or any(o.left >= box.left for o in beside):
+    after = _after_words(box, [o for o in boxes if o is not box and same_row(o, box)], params, finished=True)
+    if after is None or after[0] > params.answer_reach * unit:  # farther off: the next column's line
         return False
-    last = max(before, key=_right)
-    if len(last.text.strip()) < 4 or not ends_sentence(strip_ticks(last.text)):
-        return False
-    gap = box.left - _right(last)
-    if gap > params.answer_reach * unit:  # farther off: the next column's line
-        return False
-    written = box.height >= params.written_ratio * last.height and gap >= params.written_gap * unit
-    return written or gap >= params.mark_gap * unit
+    return _set_apart(*after, unit, params)
 
 
 def same_row(a: TextBox, b: TextBox) -> bool:
