@@ -59,6 +59,7 @@ class BlockParams:
     side_gap: float = 0.6  # a box at the frame's side this far from its row's other text is another column's
     side_reach: float = 2.0  # ...or, alone on its row, this far from the text of the rows above and below
     side_gap_before_number: float = 0.3  # ...or this far from a problem number at its right
+    side_inset: float = 1.0  # a box this near the side, under or over one at it, is of its column too
     written_height: float = 1.6  # a short figure this many line heights tall is written by hand...
     written_ratio: float = 1.3  # ...as is one this much taller than the line it follows,
     written_gap: float = 0.3  # ...this many line heights after its end
@@ -441,11 +442,10 @@ def other_column_at_side(box: TextBox, boxes: list[TextBox], size: tuple[int, in
     """A box cut by the frame's left or right side, standing apart from the text on its
     row: the neighbouring column's remnant (the whole of a row at the side is kept)."""
     right = float(box.quad[:, 0].max())
-    sides = sides_of(box, size, params.edge_margin)
-    at_left = "left" in sides
-    if not (at_left or "right" in sides):
+    side = _side_column(box, boxes, size, unit, params)
+    if side is None:
         return False
-    side = "left" if at_left else "right"
+    at_left = side == "left"
     row = [o for o in boxes if o is not box and same_row(o, box)]
     if not row:  # alone on its row: compare with the rows around it, leaving out other remnants at this side
         row = [o for o in boxes if o is not box and abs(o.centre_y - box.centre_y) < params.side_reach * unit
@@ -457,6 +457,23 @@ def other_column_at_side(box: TextBox, boxes: list[TextBox], size: tuple[int, in
     if at_left and TOP_LEVEL.match(nearest.text) and gap >= params.side_gap_before_number * unit:
         return True  # a problem number starts the line: what stands before it is another column's
     return gap >= params.side_gap * unit
+
+
+def _side_column(box: TextBox, boxes: list[TextBox], size: tuple[int, int], unit: float,
+                 params: BlockParams) -> str | None:
+    """The frame's side ("left", "right") whose column the box is a line of: it touches the
+    side, or starts within ``side_inset`` line heights of it below or above a line that does
+    (a cut column's line that begins a character in)."""
+    sides = sides_of(box, size, params.edge_margin)
+    for side in ("left", "right"):
+        if side in sides:
+            return side
+    for side, inset in (("left", box.left), ("right", size[0] - float(box.quad[:, 0].max()))):
+        if inset <= params.side_inset * unit and any(
+                side in sides_of(o, size, params.edge_margin) and abs(o.centre_y - box.centre_y) < params.side_reach * unit
+                for o in boxes if o is not box):
+            return side
+    return None
 
 
 def xy_cut(boxes: list[TextBox], unit: float, params: BlockParams,

@@ -177,6 +177,20 @@ def test_a_remnant_of_the_next_column_at_the_frame_side_is_left_out():
     assert arrange_page(boxes, SIZE).text == "豌豆的高茎对矮茎为显性，求子代中矮茎所占的比例是多少？"
 
 
+def test_a_line_of_a_cut_column_that_starts_a_character_in_is_that_columns_too():
+    # a page photographed at a slant: the left column is cut by the frame's side, and its
+    # line 「者是谁?」 starts 8 px in, under a line at the side and level with the framed
+    # problem's second line (set 6, f013)
+    def slanted(text, quad):
+        return TextBox(text, 0.95, np.array(quad, np.float32))
+    boxes = [slanted("（16）在等比数列{an}中，a1", [[362, 397], [866, 269], [882, 334], [378, 462]]),
+             slanted("(17) 鸦片战争爆发于哪一", [[464, 502], [853, 400], [866, 451], [477, 553]]),
+             slanted("西汉建立于哪一年？建立", [[0, 630], [392, 549], [404, 602], [10, 684]]),
+             slanted("年?", [[458, 551], [525, 536], [536, 584], [469, 599]]),
+             slanted("者是谁?", [[8, 674], [150, 646], [161, 702], [19, 730]])]
+    assert arrange_page(boxes, (1280, 960)).text == "鸦片战争爆发于哪一年?"
+
+
 def test_a_circle_read_as_a_letter_before_the_number_is_a_mark():
     boxes = [box("8. 计算：3/4 + 1/6", 300, 300, 500), box("C", 180, 560, 60),
              box("9. 解方程：2x + 3 = 11", 260, 560, 600)]
