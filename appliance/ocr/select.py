@@ -125,5 +125,6 @@ def problem_text(block: Block) -> str:
         if i and (is_options(row.text) or (starts_sub_questions(row.text) and stem_asks(text))):
             break
         text = join(text, row.text)
-    text = element_symbols(blanks(strip_number(without_sub_questions(text))))
+    # the answer bracket first: a score note before it ends the problem (「…S₁₀。(本题4分) （ ）」)
+    text = element_symbols(blanks(strip_number(without_answer_bracket(without_sub_questions(text)))))
     return without_answer_bracket(without_working(text.strip()))

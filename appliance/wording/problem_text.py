@@ -25,9 +25,9 @@ _BRACKETED = (r"(?:[（(]\s*\d{1,2}\s*[)）]|[（(【\[〔［]\s*\d{1,3}\s*[)）
 _CIRCLED = (r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]"
             r"(?:[\u2460-\u2473\u24ea]|\d(?=\s*[\u4e00-\u9fff“\"《「（(A-Z]))?")
 # 「第3题」, also when the recogniser lost or misread 第 before an Arabic number: 「3题」 「笔3题」.
-_NTH = rf"(?:第\s*[{CN_DIGITS}\d]+|[第笔弟苐]?\s*\d{{1,3}})\s*(?:小)?题\s*[.．、:：]?"
+_NTH = rf"(?:(?:第\s*[{CN_DIGITS}\d]+|[第笔弟苐]?\s*\d{{1,3}})\s*(?:小)?题\s*[.．、:：]?|第\s*\d{{1,3}}(?=\s+[A-Z]))"
 _EXAMPLE = r"例\s*\d{1,3}\s*[.．、:：]?"
-_LATIN = r"(?:Q|Question|Problem|Exercise|Ex\.?|No\.?)\s*\d{1,3}\s*[.:：)]?"
+_LATIN = r"(?:(?:Q|Question|Problem|Exercise|Ex[.,，]?|No\.?)\s*\d{1,3}\s*[.:：)]?|Ex\.(?=\s*[\u3400-\u9fff]))"
 # After a Latin label: a space, the end, punctuation, or Chinese text run on ("Q24一个…").
 _AFTER_LATIN = r"(?=\s|$|[^\w]|[\u3400-\u9fff])"
 # A number whose dot the recogniser lost, at the start of a line: before Chinese text that
@@ -41,7 +41,7 @@ _BARE = (r"(?:\d{1,2}(?![\d.．,，])(?=\s?(?![个只名岁年月日时分秒米
 # A score note: "（5分）" "(5 points)" "[3 marks]" "(每题4分)" "（本小题满分10分）".
 # An English note's closing bracket is read as l or | in some fonts ("[4 markl").
 _SCORE_NOTE = (r"[（(\[【]\s*(?:每(?:小)?题|共|本(?:小)?题(?:满分)?)?\s*\d{1,3}\s*"
-               r"(?:(?:分|points?|pts?|marks?)[^)）\]】]{0,12}[)）\]】]|(?:points?|marks?)(?-i:[l|]))")
+               r"(?:(?:分|points?|pts?|ps|marks?)[^)）\]】]{0,12}[)）\]】]|(?:points?|marks?)(?-i:[l|]))")
 # Any word and a number with the problem's score note after it: a label this code does not
 # know ("Task 3", "Aufgabe 3"), or a known one partly covered by a finger or pen ("crcise 7
 # (本题2分)" for "Exercise 7").
@@ -386,7 +386,7 @@ def blanks(text: str) -> str:
 
 
 # A Chinese sentence's full stop after an index, read as the letter o.
-_STOP_READ_AS_O = re.compile(r"[A-Za-z]\d[\do]o$")
+_STOP_READ_AS_O = re.compile(r"[A-Za-z][\d₀-₉][\d₀-₉o]o$")
 
 
 # One underscore with a space on one side and a word on the other.
@@ -394,7 +394,7 @@ _UNDERSCORE_BEFORE_WORD = re.compile(r"(?:(?<=[\s:：,，])|^)[_＿](?=[A-Za-z0-
 _UNDERSCORE_AFTER_WORD = re.compile(r"(?<=[A-Za-z0-9\u4e00-\u9fff])[_＿](?=\s|$)")
 
 
-_INDEX_O = re.compile(r"(?<=[A-Za-z]\d)o(?![A-Za-z])")
+_INDEX_O = re.compile(r"(?<=[A-Za-z][\d₀-₉])o(?![A-Za-z])")
 
 
 # A list of relative atomic masses (「H-1，C-12，O-16」): items of an element's symbol (or
@@ -420,15 +420,21 @@ _CLOSING_AFTER_END = re.compile(r"(?<=[?？。.!！])\s*([)）」』】\]])$")
 _OPENING = {")": "(（", "）": "(（", "」": "「", "』": "『", "】": "【", "]": "[【"}
 
 
+# An empty answer bracket's halves, as read (the recogniser mixes their widths: 「（)」).
+_EMPTY_CLOSING = {")": "(（", "）": "(（", "】": "【[［", "]": "[［【", "］": "［[【"}
+
+
 def without_answer_bracket(text: str) -> str:
-    """The text without the answer bracket at its end (「…是多少？（　　）」: empty, or its
+    """The text without the answer bracket at its end (「…是多少？（　　）」 「…谁？【　】」: empty, or its
     opening half alone where the closing one is faint), or a closing one after its last
     sentence that closes nothing. Stripped from the end: a pattern would try every start
     of a long run of spaces (SECURITY.md F11)."""
     body = text.rstrip()
-    if body[-1:] in (")", "）") and body[:-1].rstrip()[-1:] in ("(", "（"):
-        body = body[:-1].rstrip()
-    text = body[:-1].rstrip() if body[-1:] in ("(", "（") else text
+    inside = body[:-1].rstrip()
+    if body[-1:] in _EMPTY_CLOSING and inside and inside[-1] in _EMPTY_CLOSING[body[-1]]:
+        text = inside[:-1].rstrip()  # 「（　）」 「【　】」 "[ ]"
+    elif body[-1:] in ("(", "（"):
+        text = body[:-1].rstrip()
     closing = _CLOSING_AFTER_END.search(text)
     if closing:
         mark = closing.group(1)

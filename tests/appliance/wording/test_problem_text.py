@@ -50,6 +50,23 @@ def test_strip_number(line, rest):
     assert strip_number(line) == rest
 
 
+@pytest.mark.parametrize("line, rest", [
+    ("Ex,10 过氧化氢的化学式是什么?", "过氧化氢的化学式是什么?"), ("Ex，29 我国面积最大", "我国面积最大"),
+    ("Ex.人体消化和吸收营养物质的主要器官是什么?", "人体消化和吸收营养物质的主要器官是什么?"),
+    ("第12 Find the slope of the line.", "Find the slope of the line."),
+    ("空气中体积分数约占21%的气体是什么？(6ps)", "空气中体积分数约占21%的气体是什么？"),
+    ("第3章 Find x", "第3章 Find x"), ("Exactly 5 apples", "Exactly 5 apples"), ("Ex ample", "Ex ample"),
+])
+def test_a_label_misread_or_a_score_note_misspelt_still_goes(line, rest):
+    # the dot after "Ex" read as a comma, its number lost, 题 of 「第12题」 lost, "pts" read "ps"
+    assert strip_number(line) == rest
+
+
+def test_a_full_stop_read_as_o_after_a_lowered_index_is_a_full_stop():
+    assert blanks("公差 d = 3，求 a₁0o") == "公差 d = 3，求 a₁0。"
+    assert blanks("求 a₁o") == "求 a₁0" and blanks("a₁ok") == "a₁ok"
+
+
 def test_marks_and_blanks():
     assert is_mark("√") and is_mark("①") and not is_mark("x²") and not is_mark("解")
     assert blanks("He ___ to") == "He ____ to" and blanks("a_1") == "a_1"
@@ -170,6 +187,13 @@ def test_a_score_the_teacher_wrote_before_the_number_is_a_mark(line, rest):
                                         ("取 π = 3.14", "取 π = 3.14")])
 def test_working_after_the_end_is_cut_off_and_nothing_else(text, kept):
     assert without_working(text) == kept
+
+
+@pytest.mark.parametrize("text, kept", [("《出师表》的作者是谁?【】", "《出师表》的作者是谁?"), ("是多少？[ ]", "是多少？"),
+                                        ("是多少？（　　）", "是多少？"), ("是多少？(）", "是多少？"), ("是多少？（", "是多少？"),
+                                        ("求 f(x)", "求 f(x)"), ("见图【1】", "见图【1】"), (")", ")"), ("", "")])
+def test_an_empty_answer_bracket_at_the_end_is_left_out(text, kept):
+    assert without_answer_bracket(text) == kept
 
 
 def test_a_long_run_of_spaces_costs_no_more_than_its_length():
