@@ -23,7 +23,9 @@ from __future__ import annotations
 import math
 import re
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
@@ -297,7 +299,9 @@ def to_row(boxes: list[TextBox], size: tuple[int, int], params: BlockParams = Bl
     and a side the row touches but is whole at does not count."""
     line, (top, bottom, height) = merge_row(boxes)
     left, right = min(b.left for b in boxes), max(float(b.quad[:, 0].max()) for b in boxes)
-    sides = frozenset().union(*(sides_of(b, size, params.edge_margin) for b in boxes))
+    # a teacher's score or a mark written in the margin at the frame's side cuts no line
+    words = [b for b in boxes if not is_stray(b.text)] or boxes
+    sides = frozenset().union(*(sides_of(b, size, params.edge_margin) for b in words))
     text = strip_ticks(line.text)
     if text != line.text and line.text:
         if line.text.endswith(text):  # the tick was at the start
@@ -500,8 +504,10 @@ def page_gutters(boxes: list[TextBox], unit: float, params: BlockParams) -> Gutt
     one at the bottom that may run across them (a title, a footer). A gutter narrower
     than ``gutter`` counts only between columns of ``narrow_rows`` rows or more, and one
     narrower than ``page_gutter`` not where every row on both sides reaches it: lines each
-    found in two pieces at the same place are no columns."""
-    rows = group_rows(boxes)
+    found in two pieces at the same place are no columns. A cross the detector ran a box
+    on over does not close a gutter (:func:`without_ticks`), and score notes set at the
+    right are no column (:func:`split_columns`)."""
+    rows = group_rows([without_ticks(b) for b in boxes])
     for top in range(params.spanning_rows + 1):
         for bottom in (0, 1):
             rest = [b for row in rows[top:len(rows) - bottom] for b in row]
@@ -515,6 +521,22 @@ def page_gutters(boxes: list[TextBox], unit: float, params: BlockParams) -> Gutt
             if columns:
                 return tuple((max(_right(b) for b in a), min(b.left for b in c)) for a, c in zip(columns, columns[1:]))
     return ()
+
+
+def without_ticks(box: TextBox) -> TextBox:
+    """The box without a tick or cross the detector ran it on over (「(6分)X」), with that
+    share of its width: a mark beside a line may reach into the gutter."""
+    text = strip_ticks(box.text)
+    if text == box.text or not text:
+        return box
+    left, right = box.left, _right(box)
+    cut = (right - left) * (1 - len(text) / len(box.text))
+    quad = box.quad.copy()
+    if box.text.endswith(text):
+        quad[:, 0] = np.maximum(quad[:, 0], left + cut)
+    else:
+        quad[:, 0] = np.minimum(quad[:, 0], right - cut)
+    return replace(box, text=text, quad=quad)
 
 
 def _gap(left: list[TextBox], right: list[TextBox]) -> float:
@@ -535,7 +557,8 @@ def split_at_gutters(boxes: list[TextBox], gutters: tuple[tuple[float, float], .
     across: list[TextBox] = []
     columns: list[list[TextBox]] = [[] for _ in range(len(gutters) + 1)]
     for box in boxes:
-        if any(box.left < end and _right(box) > start for start, end in gutters):
+        trimmed = without_ticks(box)
+        if any(trimmed.left < end and _right(trimmed) > start for start, end in gutters):
             across.append(box)
         else:
             columns[sum(box.left >= end for _, end in gutters)].append(box)
@@ -544,10 +567,28 @@ def split_at_gutters(boxes: list[TextBox], gutters: tuple[tuple[float, float], .
 
 def split_columns(boxes: list[TextBox], unit: float, params: BlockParams, rows: int,
                   gutter: float | None = None) -> list[list[TextBox]] | None:
-    """The boxes split down empty gutters into columns of ``rows`` rows or more each; None if not."""
+    """The boxes split down empty gutters into columns of ``rows`` rows or more each (rows
+    with words: not only score notes, answer brackets, marks); None if not."""
     width = params.gutter if gutter is None else gutter
     columns = split_spans(boxes, lambda b: (b.left, float(b.quad[:, 0].max())), width * unit)
-    return columns if len(columns) > 1 and all(len(group_rows(c)) >= rows for c in columns) else None
+    return columns if len(columns) > 1 and all(_word_rows(c) >= rows for c in columns) else None
+
+
+def _word_rows(column: list[TextBox]) -> int:
+    """Rows with words: score notes set at the right, answer brackets and marks are no column."""
+    return len(group_rows([b for b in column if not _is_annotation(b.text)]))
+
+
+def _is_annotation(text: str) -> bool:
+    """A score note, an empty answer bracket, a mark or a short score alone (「(6分)」, 「（ ）」,
+    "√", "10"); not a box whose text is not known (a page planned from its boxes alone)."""
+    if not text.strip():
+        return False
+    text = strip_ticks(text).strip()
+    return not text or is_stray(text) or is_score_only(text) or _EMPTY_BRACKET.fullmatch(text) is not None
+
+
+_EMPTY_BRACKET = re.compile(r"[（(【\[〔［]\s*[)）】\]〕］]")
 
 
 def split_spans(boxes: list[TextBox], span, gap: float) -> list[list[TextBox]]:

@@ -191,6 +191,55 @@ def test_a_line_of_a_cut_column_that_starts_a_character_in_is_that_columns_too()
     assert arrange_page(boxes, (1280, 960)).text == "鸦片战争爆发于哪一年?"
 
 
+def test_score_notes_set_at_the_right_make_no_column():
+    # a one-column page whose score notes stand right of the lines (and one line runs on
+    # after a blank to the right): the notes are no column, so "university" stays
+    def at(text, x0, x1, top, bottom):
+        return box(text, x0, top, x1 - x0, h=bottom - top)
+    boxes = [at("【21】中华人民共和国是哪一年成立的？", 104, 590, 388, 431), at("(10 pts)", 747, 869, 387, 436),
+             at("【22】把0.75 化成最简分数。", 97, 457, 508, 553),
+             at("【23】Fill in the blank with \"a\" or \"an\": ____", 94, 554, 627, 670),
+             at("university [3 points]", 652, 906, 626, 672),
+             at("【24】第一次世界大战爆发于哪一年？", 88, 538, 744, 786), at("(3 marks)", 647, 780, 746, 787),
+             at("【25】计算：√48÷√3", 82, 354, 859, 901), at("(2 marks)", 792, 922, 860, 903),
+             at("【26】《春晓》的作者是谁?", 75, 416, 972, 1016)]
+    assert arrange_page(boxes, (960, 1280)).text == 'Fill in the blank with "a" or "an": ____university'
+
+
+def test_a_teachers_score_at_the_frames_side_cuts_no_line():
+    # "10" written in the margin, at the frame's right side, on the framed problem's row
+    def slanted(text, quad):
+        return TextBox(text, 0.95, np.array(quad, np.float32))
+    boxes = [slanted("10", [[912, 654], [959, 654], [959, 694], [912, 694]]),
+             slanted("university [3 points]", [[654, 641], [906, 656], [903, 699], [652, 685]]),
+             slanted('【23】Fill in the blank with "a" or "an": ____', [[97, 600], [554, 635], [551, 675], [94, 640]]),
+             slanted("【21】中华人民共和国是哪一年成立的？", [[106, 363], [590, 396], [587, 438], [104, 405]])]
+    assert arrange_page(boxes, (960, 1280)).text == 'Fill in the blank with "a" or "an": ____university'
+
+
+def test_a_cross_beside_a_score_note_does_not_close_the_gutter():
+    # the detector ran 「(6分)」 on over the cross drawn beside it, into the gutter
+    def slanted(text, quad):
+        return TextBox(text, 0.95, np.array(quad, np.float32))
+    boxes = [slanted("(9) 光合作用的场所是哪里", [[951, 550], [1279, 535], [1279, 580], [953, 595]]),
+             slanted("(6分)X", [[797, 478], [962, 471], [966, 549], [800, 556]]),
+             slanted("是什么？", [[985, 439], [1099, 434], [1101, 483], [987, 488]]),
+             slanted("(3) 细胞的控制中心是什么结构?", [[393, 431], [770, 410], [773, 453], [396, 475]]),
+             slanted("三、填空题", [[935, 347], [1089, 339], [1091, 387], [937, 394]]),
+             slanted("(2) 人体最大的消化腺是什么?", [[391, 163], [734, 141], [737, 185], [394, 207]]),
+             slanted("子代中矮茎所占的比例是", [[969, 158], [1279, 138], [1279, 182], [972, 202]]),
+             slanted("(7)豌豆的高茎（D）对矮茎（", [[918, 77], [1279, 52], [1279, 97], [921, 122]]),
+             slanted("D. 线粒体", [[634, 51], [769, 42], [772, 85], [637, 94]]),
+             slanted("B. 细胞膜", [[632, 11], [765, 3], [768, 44], [635, 52]])]
+    assert arrange_page(boxes, (1280, 960)).text == "细胞的控制中心是什么结构?"
+
+
+def test_a_score_note_before_an_empty_answer_bracket_is_left_out():
+    boxes = [box("4) 在等差数列 {an} 中，a₁ = 2，公差 d = 3，求前 10 项和 S₁₀", 230, 570, 750, h=45),
+             box("(本题4分)", 974, 560, 130, h=44), box("()", 1321, 556, 92, h=45)]
+    assert arrange_page(boxes, SIZE).text == "在等差数列 {an} 中，a₁ = 2，公差 d = 3，求前 10 项和 S₁₀"
+
+
 def test_a_circle_read_as_a_letter_before_the_number_is_a_mark():
     boxes = [box("8. 计算：3/4 + 1/6", 300, 300, 500), box("C", 180, 560, 60),
              box("9. 解方程：2x + 3 = 11", 260, 560, 600)]
