@@ -450,7 +450,8 @@ def other_column_at_side(box: TextBox, boxes: list[TextBox], size: tuple[int, in
     if side is None:
         return False
     at_left = side == "left"
-    row = [o for o in boxes if o is not box and same_row(o, box)]
+    # a teacher's score written between the columns ("-1") is neither's text
+    row = [o for o in boxes if o is not box and same_row(o, box) and not is_stray(o.text)]
     if not row:  # alone on its row: compare with the rows around it, leaving out other remnants at this side
         row = [o for o in boxes if o is not box and abs(o.centre_y - box.centre_y) < params.side_reach * unit
                and side not in sides_of(o, size, params.edge_margin)]

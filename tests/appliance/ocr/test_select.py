@@ -240,6 +240,29 @@ def test_a_score_note_before_an_empty_answer_bracket_is_left_out():
     assert arrange_page(boxes, SIZE).text == "在等差数列 {an} 中，a₁ = 2，公差 d = 3，求前 10 项和 S₁₀"
 
 
+def test_a_cross_after_marks_in_square_brackets_at_the_frames_side_cuts_no_line():
+    # the cross drawn after "[2 points]" was read into the line's box, which reaches the
+    # frame's right side: the line ends there, whole
+    boxes = [box('③ What is the opposite of "expensive"? (4 pts)', 83, 475, 732, h=50),
+             box('④ What is the superlative form of "good"? [2 points]X', 81, 610, 879, h=60),
+             box('⑤ Fill in the blank with "a" or "an": ____', 86, 757, 582, h=52)]
+    assert arrange_page(boxes, (960, 1280)).text == 'What is the superlative form of "good"?'
+
+
+def test_a_score_written_between_the_columns_is_neither_columns_text():
+    # 「-1」 stands between the left column's remnant, cut by the frame, and problem 22
+    def slanted(text, quad):
+        return TextBox(text, 0.95, np.array(quad, np.float32))
+    boxes = [slanted("23. (4分)秦朝灭亡于哪一年?", [[344, 591], [699, 602], [698, 643], [343, 632]]),
+             slanted("长”比喻什么？", [[0, 492], [162, 498], [160, 542], [0, 536]]),
+             slanted("A. 1840年", [[413, 459], [561, 464], [559, 504], [411, 500]]),
+             slanted("《春晓》的作者是谁?", [[426, 418], [671, 424], [670, 466], [425, 459]]),
+             slanted("22.", [[351, 419], [403, 419], [403, 455], [351, 455]]),
+             slanted("兔”比喻什么?", [[0, 400], [168, 403], [167, 448], [0, 444]]),
+             slanted("-1", [[175, 403], [227, 403], [227, 439], [175, 439]])]
+    assert arrange_page(boxes, (1280, 960)).text == "《春晓》的作者是谁?"
+
+
 def test_a_circle_read_as_a_letter_before_the_number_is_a_mark():
     boxes = [box("8. 计算：3/4 + 1/6", 300, 300, 500), box("C", 180, 560, 60),
              box("9. 解方程：2x + 3 = 11", 260, 560, 600)]

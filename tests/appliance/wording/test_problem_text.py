@@ -67,6 +67,12 @@ def test_a_full_stop_read_as_o_after_a_lowered_index_is_a_full_stop():
     assert blanks("求 a₁o") == "求 a₁0" and blanks("a₁ok") == "a₁ok"
 
 
+def test_a_cross_after_marks_in_square_brackets_is_a_tick():
+    assert strip_ticks('What is the superlative form of "good"? [2 points]X') == \
+        'What is the superlative form of "good"? [2 points]'
+    assert strip_ticks("a [x") == "a [x" and strip_ticks("求 f[x]") == "求 f[x]"
+
+
 def test_marks_and_blanks():
     assert is_mark("√") and is_mark("①") and not is_mark("x²") and not is_mark("解")
     assert blanks("He ___ to") == "He ____ to" and blanks("a_1") == "a_1"
