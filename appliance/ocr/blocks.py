@@ -126,7 +126,8 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     unit = statistics.median(b.height for b in boxes)
     figures_spoken_of = any(speaks_of_figure(b.text) for b in boxes)
     print_boxes = [b for b in boxes if not is_scribble(b.text) and not isolated_mark(b, boxes, unit, params)
-                   and not trailing_stray(b, boxes, unit, params) and not written_after_the_end(b, boxes, size, params)
+                   and not trailing_stray(b, boxes, unit, params) and not another_columns_number(b, boxes, params)
+                   and not written_after_the_end(b, boxes, size, params)
                    and not answer_after_the_end(b, boxes, unit, params)
                    and (figures_spoken_of or not figure_beside(b, boxes, unit, params))]
     # another column's lines at the frame's side are left out of the problems, not of the
@@ -351,6 +352,17 @@ def trailing_stray(box: TextBox, boxes: list[TextBox], unit: float, params: Bloc
     # a letter only after a finished sentence: it may be the line's own (「求 x」)
     after = _after_words(box, beside, params, finished=letter)
     return after is not None and _set_apart(*after, unit, params)
+
+
+def another_columns_number(box: TextBox, boxes: list[TextBox], params: BlockParams) -> bool:
+    """A problem number alone (「24、」, with a cross beside it: 「X24.」) that ends a row of
+    words, however near: a number starts its problem's line, so this one is the next
+    column's, whose words were lost or lie beyond the frame."""
+    text = strip_ticks(box.text)
+    if not (TOP_LEVEL.match(text) and is_number_alone(text)):
+        return False
+    beside = [o for o in boxes if o is not box and same_row(o, box)]
+    return _after_words(without_ticks(box), beside, params, finished=False) is not None
 
 
 def _after_words(box: TextBox, beside: list[TextBox], params: BlockParams,

@@ -263,6 +263,19 @@ def test_a_score_written_between_the_columns_is_neither_columns_text():
     assert arrange_page(boxes, (1280, 960)).text == "《春晓》的作者是谁?"
 
 
+def test_the_next_columns_number_with_a_cross_at_the_end_of_a_row_is_no_part_of_it():
+    # 「X24.」: a cross and the next column's number, whose words lie beyond the frame
+    def at(text, x0, x1, top, bottom):
+        return box(text, x0, top, x1 - x0, h=bottom - top)
+    boxes = [at("三、填空题", 236, 499, 320, 398), at("13、中国共产党第一次全国代表大会是哪", 229, 1089, 407, 488),
+             at("X24.", 1088, 1262, 416, 500), at("一年召开的?", 228, 491, 478, 547),
+             at("14、“贞观之治”出现在哪位皇帝统治时期?", 211, 1089, 648, 721)]
+    assert arrange_page(boxes, (1280, 960)).text == "中国共产党第一次全国代表大会是哪一年召开的?"
+    # a number with the words of its problem after it on the row is not dropped
+    boxes[2] = at("24. 一个物体受到的合外力", 1088, 1262, 416, 500)
+    assert "24." in arrange_page(boxes, (1280, 960)).page_text
+
+
 def test_a_circle_read_as_a_letter_before_the_number_is_a_mark():
     boxes = [box("8. 计算：3/4 + 1/6", 300, 300, 500), box("C", 180, 560, 60),
              box("9. 解方程：2x + 3 = 11", 260, 560, 600)]
