@@ -34,6 +34,7 @@ class GlyphParams:
     min_blank_px: int = 40  # a blank is at least this wide in the 48-px crop (about one character)
     letters_above: float = 0.3  # a blank's line has letters above at most this share of its length
     between_share: float = 0.75  # between two characters read with a space, the line is this share of min_blank_px
+    unspaced_share: float = 1.5  # ...and this share where no space was read between them
     raised: float = 0.55  # a superscript's ink ends above this share of the letters' height (from the top)
     lowered: float = 0.45  # a subscript's ink starts below this share
 
@@ -50,9 +51,21 @@ def refine(reading: Reading, crop: np.ndarray, params: GlyphParams = GlyphParams
 
 
 def ink_mask(crop: np.ndarray) -> np.ndarray:
+    """Ink: under a shadow across the line (paper at 150 at one end and 250 at the other),
+    each pixel is weighed against the brightest one within a line height of it, so the
+    shaded paper reads as paper, not as ink."""
     gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
-    _, mask = cv2.threshold(gray, 0, 1, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
+    paper = cv2.dilate(gray, np.ones((gray.shape[0], max(1, gray.shape[0])), np.uint8))
+    if int(paper.min()) >= SHADE_LEAST * int(paper.max()):
+        level = gray  # evenly lit: the crop as it is
+    else:
+        level = cv2.divide(gray, paper, scale=255)
+    _, mask = cv2.threshold(level, 0, 1, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
     return mask.astype(bool)
+
+
+# The paper under a line is taken as evenly lit where its darkest part is this share of its brightest.
+SHADE_LEAST = 0.85
 
 
 def char_spans(steps: tuple[int, ...], width: int) -> list[tuple[int, int]]:
@@ -104,8 +117,11 @@ def drawn_blanks(text: str, spans: list[tuple[int, int]], ink: np.ndarray, param
     out, i = [], 0
     while i < len(text):
         if text[i] != " " or not out:
-            if out and out[-1] != " " and underlined(ink, spans[i - 1][1], spans[i][0], params, wide=True):
-                out.append(f" {BLANK} ")  # no space read at all over a long drawn line
+            # no space read at all over a long drawn line: looked for between the middles of
+            # the characters either side of it (their spans meet in the gap)
+            if i and text[i - 1] not in " _＿" and text[i] not in "_＿" \
+                    and underlined(ink, _middle(spans[i - 1]), _middle(spans[i]) + 1, params, wide=True):
+                out.append(f" {BLANK} ")
             out.append(text[i])
             i += 1
             continue
@@ -121,11 +137,15 @@ def drawn_blanks(text: str, spans: list[tuple[int, int]], ink: np.ndarray, param
     return "".join(out)
 
 
+def _middle(span: tuple[int, int]) -> int:
+    return (span[0] + span[1]) // 2
+
+
 def underlined(ink: np.ndarray, start: int, end: int, params: GlyphParams, wide: bool = False,
                least: int | None = None) -> bool:
-    """A line drawn low across [start, end) (:func:`blank_row`), ``min_blank_px`` long, twice
-    that where no space was read at all, or ``least``."""
-    length = least if least is not None else params.min_blank_px * (2 if wide else 1)
+    """A line drawn low across [start, end) (:func:`blank_row`), ``min_blank_px`` long,
+    ``unspaced_share`` of that where no space was read at all (``wide``), or ``least``."""
+    length = least if least is not None else int(params.min_blank_px * (params.unspaced_share if wide else 1))
     return end > start and blank_row(ink, start, end, length, params) is not None
 
 

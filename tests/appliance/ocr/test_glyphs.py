@@ -192,3 +192,25 @@ def test_a_blank_in_a_gap_shorter_than_a_line_height_is_found():
         page[108:130, int(quad[0][0]) + 4:int(quad[1][0]) - 4:14] = 30
     page[134:137, 302:328] = 30  # the gap is three quarters of a line height
     assert beside(page, quads, ["The word: He", "to school"]) == ["The word: He ____", "to school"]
+
+
+def test_a_drawn_line_with_no_space_read_over_it_is_a_blank():
+    # the recogniser read "Heto": its steps for "e" and "t" stand either side of the line
+    image = crop(320)
+    ink(image, (10, 38), (10, 40))  # "He"
+    ink(image, (40, 43), (60, 130))  # the line to write on, 70 px
+    ink(image, (10, 38), (150, 180))  # "to"
+    reading = Reading("Heto", 0.9, (step(16), step(34), step(156), step(174)))
+    assert refine(reading, image).text == "He ____ to"
+    assert refine(reading, crop(320)).text == "Heto"  # no line drawn: nothing added
+
+
+def test_a_shadow_across_the_line_is_paper_not_ink():
+    # the paper darkens from 250 at the right to 150 at the left; the ink is 60 darker
+    image = crop(320)
+    shade = np.linspace(150, 250, 320).astype(np.uint8)
+    image[:] = shade[None, :, None]
+    for rows, cols in (((10, 38), (10, 40)), ((40, 43), (60, 180)), ((10, 38), (200, 230))):
+        image[rows[0]:rows[1], cols[0]:cols[1]] = shade[cols[0]:cols[1]][None, :, None] - 90
+    reading = Reading("He  to", 0.9, (step(16), step(34), step(90), step(150), step(206), step(224)))
+    assert refine(reading, image).text == "He ____ to"
