@@ -214,3 +214,13 @@ def test_a_shadow_across_the_line_is_paper_not_ink():
         image[rows[0]:rows[1], cols[0]:cols[1]] = shade[cols[0]:cols[1]][None, :, None] - 90
     reading = Reading("He  to", 0.9, (step(16), step(34), step(90), step(150), step(206), step(224)))
     assert refine(reading, image).text == "He ____ to"
+
+
+def test_underscores_read_over_a_drawn_line_get_no_more_blanks():
+    # "here____ten": the recogniser read the line as underscores; they are the blank already
+    image = crop(320)
+    ink(image, (10, 38), (10, 40))
+    ink(image, (40, 43), (60, 180))
+    ink(image, (10, 38), (220, 250))
+    reading = Reading("e__t", 0.9, (step(24), step(90), step(150), step(236)))
+    assert refine(reading, image).text == "e__t"
