@@ -2,7 +2,7 @@
 
 A line read from a photo differs from the printed question in ways that carry no
 meaning: a raised or lowered digit read level (10³ → 103, log₂8 → log28, aₙ → an), O read
-as 0, I as l or 1 and N as the Roman numeral Ⅳ, spaces and full- or half-width punctuation, × read as x, and the
+as 0 (and a Chinese question's closing 。 too: 「S₁₀。」 → S100), I as l or 1 and N as the Roman numeral Ⅳ, spaces and full- or half-width punctuation, × read as x, and the
 problem's number or a circled mark left before it (⑧, "6 "). The verifier rightly takes
 a new number for another problem, so such a reading abstains although the student
 photographed the bank's own question. :func:`reads_as` tells that case: the two texts are
@@ -40,7 +40,7 @@ def reads_as(read: str, question: str) -> bool:
     seen, printed = camera_form(read), camera_form(question)
     if not printed:
         return False
-    if seen == printed:
-        return True
+    if seen == printed or (question.rstrip().endswith("。") and seen == printed[:-1] + "0"):
+        return True  # a Chinese question's closing 。 read as a zero (「S₁₀。」 as S100)
     extra = len(seen) - len(printed)
     return 0 < extra <= 3 and seen.endswith(printed) and _LEADING.fullmatch(seen[:extra]) is not None

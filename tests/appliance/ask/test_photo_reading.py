@@ -15,6 +15,8 @@ from appliance.ask.photo_reading import camera_form, reads_as
     ("6 在等差数列 {an}中，a₁ = 2,公差 d = 3,求 a10。", "在等差数列 {aₙ} 中，a₁ = 2，公差 d = 3，求 a₁₀。"),
     ("一个质量为 2 kg 的物体受到 10 Ⅳ 的合外力作用，求它的加速度大小。",
      "一个质量为 2 kg 的物体受到 10 N 的合外力作用，求它的加速度大小。"),  # N read as the numeral Ⅳ
+    ("在等差数列 {an} 中，a₁ = 2，公差 d = 3，求前 10 项和 S₁00", "在等差数列 {aₙ} 中，a₁ = 2，公差 d = 3，求前 10 项和 S₁₀。"),
+    ("在等比数列{an}中，a₁=3，公比q=2，求a5o", "在等比数列 {aₙ} 中，a₁ = 3，公比 q = 2，求 a₅。"),  # its 。 read as 0 or o
 ])
 def test_what_a_camera_confuses_is_the_same_question(read, printed):
     assert reads_as(read, printed)
@@ -27,6 +29,7 @@ def test_what_a_camera_confuses_is_the_same_question(read, printed):
     ("123 正常人的体细胞中有多少对染色体？", "正常人的体细胞中有多少对染色体？"),  # three digits are no problem number
     ("第二次世界大战结束于哪一年？", "第一次世界大战结束于哪一年？"),
     ("受到 10 IV 的力", "受到 10 N 的力"),  # two letters are no misread N
+    ("求 a50", "求 a₅"), ("Find a50", "Find a₅."),  # a zero where no Chinese full stop was printed
     ("", ""),
 ])
 def test_any_other_difference_is_another_question(read, printed):
