@@ -537,10 +537,11 @@ def page_gutters(boxes: list[TextBox], unit: float, params: BlockParams) -> Gutt
 
 
 def without_ticks(box: TextBox) -> TextBox:
-    """The box without a tick or cross the detector ran it on over (「(6分)X」), with that
-    share of its width: a mark beside a line may reach into the gutter."""
+    """A score note or mark without a tick or cross the detector ran its box on over
+    (「(6分)X」), with that share of its width: a mark beside a score note may reach into
+    the gutter. A line of words keeps its box."""
     text = strip_ticks(box.text)
-    if text == box.text or not text:
+    if text == box.text or not text or not _is_annotation(text):
         return box
     left, right = box.left, _right(box)
     cut = (right - left) * (1 - len(text) / len(box.text))
