@@ -115,12 +115,13 @@ def _cjk(ch: str) -> bool:
 def drawn_blanks(text: str, spans: list[tuple[int, int]], ink: np.ndarray, params: GlyphParams) -> str:
     """Spaces between two characters, over a gap with a line drawn low across it → ``____``."""
     out, i = [], 0
+    unspaced = _drawn_lines(ink, int(params.min_blank_px * params.unspaced_share), params)
     while i < len(text):
         if text[i] != " " or not out:
             # no space read at all over a long drawn line: looked for between the middles of
             # the characters either side of it (their spans meet in the gap)
-            if i and text[i - 1] not in " _＿" and text[i] not in "_＿" \
-                    and underlined(ink, _middle(spans[i - 1]), _middle(spans[i]) + 1, params, wide=True):
+            if i and unspaced and text[i - 1] not in " _＿" and text[i] not in "_＿" \
+                    and _lies_within(unspaced, _middle(spans[i - 1]), _middle(spans[i]) + 1):
                 out.append(f" {BLANK} ")
             out.append(text[i])
             i += 1
@@ -141,12 +142,29 @@ def _middle(span: tuple[int, int]) -> int:
     return (span[0] + span[1]) // 2
 
 
-def underlined(ink: np.ndarray, start: int, end: int, params: GlyphParams, wide: bool = False,
-               least: int | None = None) -> bool:
-    """A line drawn low across [start, end) (:func:`blank_row`), ``min_blank_px`` long,
-    ``unspaced_share`` of that where no space was read at all (``wide``), or ``least``."""
-    length = least if least is not None else int(params.min_blank_px * (params.unspaced_share if wide else 1))
-    return end > start and blank_row(ink, start, end, length, params) is not None
+def _drawn_lines(ink: np.ndarray, least: int, params: GlyphParams) -> list[tuple[int, int]]:
+    """[start, end) of every line drawn for a blank in the crop's lower half, ``least``
+    columns long or more, with few letters above it (:func:`blank_line`'s test), found
+    once for the whole crop: most crops have no row with that much ink and cost one sum."""
+    lower = ink[ink.shape[0] // 2:]
+    if lower.size == 0 or int(lower.sum(axis=1).max()) < least:
+        return []
+    lines = []
+    for r in range(ink.shape[0] // 2, ink.shape[0]):
+        for start, end in _runs(ink[r]):
+            if end - start >= least and ink[:max(1, r - 3), start:end].any(axis=0).mean() <= params.letters_above:
+                lines.append((start, end))
+    return lines
+
+
+def _lies_within(lines: list[tuple[int, int]], start: int, end: int) -> bool:
+    """One of ``lines`` lies mostly within [start, end)."""
+    return any(min(e, end) - max(s, start) >= 0.5 * (e - s) for s, e in lines)
+
+
+def underlined(ink: np.ndarray, start: int, end: int, params: GlyphParams, least: int) -> bool:
+    """A line drawn low across [start, end) (:func:`blank_row`), ``least`` columns long."""
+    return end > start and blank_row(ink, start, end, least, params) is not None
 
 
 def blank_row(ink: np.ndarray, start: int, end: int, least: int, params: GlyphParams) -> int | None:
