@@ -16,6 +16,16 @@ def box(text: str, x: float, y: float, w: float, h: float = 40, conf: float = 0.
     return TextBox(text, conf, quad)
 
 
+def at(text: str, x0: float, x1: float, top: float, bottom: float) -> TextBox:
+    """A level box from its extents (as the layout's levelled boxes are printed)."""
+    return box(text, x0, top, x1 - x0, h=bottom - top)
+
+
+def slanted(text: str, quad) -> TextBox:
+    """A box as the detector gave it on a photo taken at a slant."""
+    return TextBox(text, 0.95, np.array(quad, np.float32))
+
+
 def test_the_problem_number_is_left_out_of_the_question():
     layout = arrange_page([box("9．解方程：2x + 3 = 11。", 300, 580, 700)], SIZE)
     assert layout.text == "解方程：2x + 3 = 11。"
@@ -181,8 +191,6 @@ def test_a_line_of_a_cut_column_that_starts_a_character_in_is_that_columns_too()
     # a page photographed at a slant: the left column is cut by the frame's side, and its
     # line 「者是谁?」 starts 8 px in, under a line at the side and level with the framed
     # problem's second line (set 6, f013)
-    def slanted(text, quad):
-        return TextBox(text, 0.95, np.array(quad, np.float32))
     boxes = [slanted("（16）在等比数列{an}中，a1", [[362, 397], [866, 269], [882, 334], [378, 462]]),
              slanted("(17) 鸦片战争爆发于哪一", [[464, 502], [853, 400], [866, 451], [477, 553]]),
              slanted("西汉建立于哪一年？建立", [[0, 630], [392, 549], [404, 602], [10, 684]]),
@@ -194,8 +202,6 @@ def test_a_line_of_a_cut_column_that_starts_a_character_in_is_that_columns_too()
 def test_score_notes_set_at_the_right_make_no_column():
     # a one-column page whose score notes stand right of the lines (and one line runs on
     # after a blank to the right): the notes are no column, so "university" stays
-    def at(text, x0, x1, top, bottom):
-        return box(text, x0, top, x1 - x0, h=bottom - top)
     boxes = [at("【21】中华人民共和国是哪一年成立的？", 104, 590, 388, 431), at("(10 pts)", 747, 869, 387, 436),
              at("【22】把0.75 化成最简分数。", 97, 457, 508, 553),
              at("【23】Fill in the blank with \"a\" or \"an\": ____", 94, 554, 627, 670),
@@ -208,8 +214,6 @@ def test_score_notes_set_at_the_right_make_no_column():
 
 def test_a_teachers_score_at_the_frames_side_cuts_no_line():
     # "10" written in the margin, at the frame's right side, on the framed problem's row
-    def slanted(text, quad):
-        return TextBox(text, 0.95, np.array(quad, np.float32))
     boxes = [slanted("10", [[912, 654], [959, 654], [959, 694], [912, 694]]),
              slanted("university [3 points]", [[654, 641], [906, 656], [903, 699], [652, 685]]),
              slanted('【23】Fill in the blank with "a" or "an": ____', [[97, 600], [554, 635], [551, 675], [94, 640]]),
@@ -219,8 +223,6 @@ def test_a_teachers_score_at_the_frames_side_cuts_no_line():
 
 def test_a_cross_beside_a_score_note_does_not_close_the_gutter():
     # the detector ran 「(6分)」 on over the cross drawn beside it, into the gutter
-    def slanted(text, quad):
-        return TextBox(text, 0.95, np.array(quad, np.float32))
     boxes = [slanted("(9) 光合作用的场所是哪里", [[951, 550], [1279, 535], [1279, 580], [953, 595]]),
              slanted("(6分)X", [[797, 478], [962, 471], [966, 549], [800, 556]]),
              slanted("是什么？", [[985, 439], [1099, 434], [1101, 483], [987, 488]]),
@@ -251,8 +253,6 @@ def test_a_cross_after_marks_in_square_brackets_at_the_frames_side_cuts_no_line(
 
 def test_a_score_written_between_the_columns_is_neither_columns_text():
     # 「-1」 stands between the left column's remnant, cut by the frame, and problem 22
-    def slanted(text, quad):
-        return TextBox(text, 0.95, np.array(quad, np.float32))
     boxes = [slanted("23. (4分)秦朝灭亡于哪一年?", [[344, 591], [699, 602], [698, 643], [343, 632]]),
              slanted("长”比喻什么？", [[0, 492], [162, 498], [160, 542], [0, 536]]),
              slanted("A. 1840年", [[413, 459], [561, 464], [559, 504], [411, 500]]),
@@ -265,8 +265,6 @@ def test_a_score_written_between_the_columns_is_neither_columns_text():
 
 def test_the_next_columns_number_with_a_cross_at_the_end_of_a_row_is_no_part_of_it():
     # 「X24.」: a cross and the next column's number, whose words lie beyond the frame
-    def at(text, x0, x1, top, bottom):
-        return box(text, x0, top, x1 - x0, h=bottom - top)
     boxes = [at("三、填空题", 236, 499, 320, 398), at("13、中国共产党第一次全国代表大会是哪", 229, 1089, 407, 488),
              at("X24.", 1088, 1262, 416, 500), at("一年召开的?", 228, 491, 478, 547),
              at("14、“贞观之治”出现在哪位皇帝统治时期?", 211, 1089, 648, 721)]
