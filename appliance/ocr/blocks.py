@@ -31,7 +31,7 @@ from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
 from appliance.wording.problem_text import (SCORE, TOP_LEVEL, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_question, ends_sentence, ends_with_score, is_caption, is_header,
-                                            is_label, is_label_after, is_mark, is_number_alone, is_options,
+                                            is_answer_bracket, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_stray,
                                             reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
                                             starts_problem, starts_sub_questions, stem_asks, strip_number, strip_ticks,
@@ -599,10 +599,7 @@ def _is_annotation(text: str) -> bool:
     if not text.strip():
         return False
     text = strip_ticks(text).strip()
-    return not text or is_stray(text) or is_score_only(text) or _EMPTY_BRACKET.fullmatch(text) is not None
-
-
-_EMPTY_BRACKET = re.compile(r"[（(【\[〔［]\s*[)）】\]〕］]")
+    return not text or is_stray(text) or is_score_only(text) or is_answer_bracket(text)
 
 
 def split_spans(boxes: list[TextBox], span, gap: float) -> list[list[TextBox]]:

@@ -421,7 +421,12 @@ _OPENING = {")": "(（", "）": "(（", "」": "「", "』": "『", "】": "【"
 
 
 # An empty answer bracket's halves, as read (the recogniser mixes their widths: 「（)」).
-_EMPTY_CLOSING = {")": "(（", "）": "(（", "】": "【[［", "]": "[［【", "］": "［[【"}
+_EMPTY_CLOSING = {")": "(（", "）": "(（", "】": "【[［", "]": "[［【", "］": "［[【", "〕": "〔"}
+
+
+def is_answer_bracket(text: str) -> bool:
+    """The text is an empty answer bracket alone (「（　）」 「【】」 "( )", or its opening half)."""
+    return bool(text.strip()) and not without_answer_bracket(text).strip()
 
 
 def without_answer_bracket(text: str) -> str:

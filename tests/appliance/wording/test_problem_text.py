@@ -3,8 +3,8 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (blanks, element_symbols, ends_formula, is_caption, is_header, is_mark,
-                                            is_scribble, reads_as_working, starts_problem, strip_number, strip_ticks,
+from appliance.wording.problem_text import (blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
+                                            is_header, is_mark, is_scribble, reads_as_working, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_working)
 
 
@@ -200,6 +200,11 @@ def test_working_after_the_end_is_cut_off_and_nothing_else(text, kept):
                                         ("求 f(x)", "求 f(x)"), ("见图【1】", "见图【1】"), (")", ")"), ("", "")])
 def test_an_empty_answer_bracket_at_the_end_is_left_out(text, kept):
     assert without_answer_bracket(text) == kept
+
+
+def test_an_answer_bracket_alone_is_told():
+    assert is_answer_bracket("【】") and is_answer_bracket("〔 〕") and is_answer_bracket("（　）")
+    assert not is_answer_bracket("(1)") and not is_answer_bracket("") and not is_answer_bracket(")")
 
 
 def test_a_long_run_of_spaces_costs_no_more_than_its_length():
