@@ -8,6 +8,11 @@ a new number for another problem, so such a reading abstains although the studen
 photographed the bank's own question. :func:`reads_as` tells that case: the two texts are
 the same once those differences are folded away, and nothing else differs, so a
 different number, word or sign is never folded into a match.
+
+The recogniser also says which characters it nearly read as another (its look-alikes:
+游 for 语, q for g). A reading that differs from the printed question only there, at a
+few characters, reads as it too, unless the character is a digit or a letter standing
+alone (a variable: 「与 y 轴」 is not 「与 x 轴」).
 """
 
 from __future__ import annotations
@@ -31,16 +36,54 @@ def camera_form(text: str) -> str:
     """The text with what a photo cannot tell apart folded away: NFKC (raised and lowered
     digits level, full-width forms half-width), no spaces, the confusable characters as
     one."""
-    return "".join(unicodedata.normalize("NFKC", text.translate(_CONFUSED_SIGNS)).split()).translate(_CONFUSED)
+    return level_form(text).translate(_CONFUSED)
 
 
-def reads_as(read: str, question: str) -> bool:
+def level_form(text: str) -> str:
+    """NFKC without spaces: :func:`camera_form` before its confusable characters are
+    folded (the same length, character for character)."""
+    return "".join(unicodedata.normalize("NFKC", text.translate(_CONFUSED_SIGNS)).split())
+
+
+# At most this many characters may differ by a look-alike.
+LOOK_ALIKES_MOST = 2
+
+
+def reads_as(read: str, question: str, look_alikes: tuple[tuple[str, str], ...] = ()) -> bool:
     """``read`` (a photo's text) is ``question`` as a camera reads it, perhaps with its
-    problem number or a mark still before it."""
-    seen, printed = camera_form(read), camera_form(question)
+    problem number or a mark still before it. ``look_alikes``: (read, runner-up)
+    characters the recogniser nearly read otherwise (``OcrResult.look_alikes``)."""
+    seen, level = camera_form(read), level_form(question)
+    printed = level.translate(_CONFUSED)
     if not printed:
         return False
-    if seen == printed or (question.rstrip().endswith("。") and seen == printed[:-1] + "0"):
-        return True  # a Chinese question's closing 。 read as a zero (「S₁₀。」 as S100)
+    forms = [printed] + ([printed[:-1] + "0"] if question.rstrip().endswith("。") else [])  # 「S₁₀。」 read as S100
     extra = len(seen) - len(printed)
-    return 0 < extra <= 3 and seen.endswith(printed) and _LEADING.fullmatch(seen[:extra]) is not None
+    if 0 < extra <= 3 and _LEADING.fullmatch(seen[:extra]):
+        seen = seen[extra:]  # the problem's number or a mark before it
+    pairs = {folded for pair in look_alikes if (folded := _folded_pair(pair))}
+    return any(_differs_by_look_alikes(seen, form, level, pairs) for form in forms)
+
+
+def _folded_pair(pair: tuple[str, str]) -> tuple[str, str] | None:
+    read, other = (camera_form(ch) for ch in pair)
+    return (read, other) if len(read) == len(other) == 1 and read != other else None
+
+
+def _differs_by_look_alikes(seen: str, printed: str, level: str, pairs: set[tuple[str, str]]) -> bool:
+    """``seen`` is ``printed`` but for a few look-alikes (``level``: the printed text's
+    :func:`level_form`, which tells a letter from a digit)."""
+    if len(seen) != len(printed):
+        return False
+    differ = [i for i, (a, b) in enumerate(zip(seen, printed)) if a != b]
+    return len(differ) <= LOOK_ALIKES_MOST and all(
+        (seen[i], printed[i]) in pairs and not _carries_meaning(level, i) and not seen[i].isdigit() for i in differ)
+
+
+def _carries_meaning(text: str, i: int) -> bool:
+    """A digit, or a Latin letter alone (a variable or an option), is never a look-alike."""
+    ch = text[i]
+    if ch.isdigit():
+        return True
+    alone = not any(0 <= j < len(text) and text[j].isascii() and text[j].isalpha() for j in (i - 1, i + 1))
+    return ch.isascii() and ch.isalpha() and alone

@@ -364,14 +364,15 @@ class AskService:
         watch.lap("normalise")
         self.refresh_index()
         self.refresh_memory()
-        key = (search_form(question.text), self._index_version, self._memory_version, ocr is not None)
+        look_alikes = ocr.look_alikes if ocr else ()
+        key = (search_form(question.text), self._index_version, self._memory_version, ocr is not None, look_alikes)
         with self._cache_lock:
             decision = self._cache.get(key)
         cached = decision is not None
         self.metrics.cache.labels("answer", "hit" if cached else "miss").inc()
         watch.lap("cache")
         if decision is None:
-            decision = self._decide(question.text, watch, photo=ocr is not None)
+            decision = self._decide(question.text, watch, photo=ocr is not None, look_alikes=look_alikes)
             self._remember(key, decision)
         best = decision.best
         ask_id = self.asks.record(AskRecord(
@@ -388,13 +389,13 @@ class AskService:
         card = self._card(ask_id, question, decision, watch.stages, cached, photo=ocr is not None)
         return dataclasses.replace(card, corrects=corrects) if corrects is not None else card
 
-    def decide_only(self, text: str, photo: bool = False) -> Decision:
+    def decide_only(self, text: str, photo: bool = False, look_alikes: tuple[tuple[str, str], ...] = ()) -> Decision:
         """The decision for a question without logging it (evaluation, benchmarks);
-        ``photo``: the text was read from a photo."""
+        ``photo``: the text was read from a photo (``look_alikes``: ``OcrResult.look_alikes``)."""
         question = clean_question(text, self.config.ask.max_question_chars)
         self.refresh_index()
         self.refresh_memory()
-        return self._decide(question.text, _Stopwatch(), photo=photo)
+        return self._decide(question.text, _Stopwatch(), photo=photo, look_alikes=look_alikes)
 
     def _encode_batch(self, texts: list[str]) -> list[tuple]:
         """One batch: embed the questions, then the dense top candidates of all of them in
@@ -409,20 +410,24 @@ class AskService:
         result = self._photo_reader().read(photo)
         if result.empty or result.ambiguous:
             return Decision(None, 0.0, True, [])
-        return self.decide_only(result.text, photo=True)
+        return self.decide_only(result.text, photo=True, look_alikes=result.look_alikes)
 
-    def _decide(self, question: str, watch: _Stopwatch, photo: bool = False) -> Decision:
+    def _decide(self, question: str, watch: _Stopwatch, photo: bool = False,
+                look_alikes: tuple[tuple[str, str], ...] = ()) -> Decision:
         """The verifier's decision; for a photo's text that abstains, the decision for the
         close bank question it reads as (:func:`photo_reading.reads_as`: O read as 0, x²
-        read as x2, the problem number left before it), if one does."""
-        decision = self._verified(question, watch)
+        read as x2, the problem number left before it, a character the recogniser nearly
+        read as the printed one), if one does."""
+        decision, ranked = self._verified(question, watch)
         if photo and decision.abstained:
-            printed = next((e["question"] for _, e in decision.similar if reads_as(question, e["question"])), None)
+            printed = next((e["question"] for _, e in [*decision.similar, *ranked]
+                            if reads_as(question, e["question"], look_alikes)), None)
             if printed is not None:
-                decision = self._verified(printed, watch)
+                decision, _ = self._verified(printed, watch)
         return decision
 
-    def _verified(self, question: str, watch: _Stopwatch) -> Decision:
+    def _verified(self, question: str, watch: _Stopwatch) -> tuple[Decision, list[tuple[Candidate, dict]]]:
+        """The verifier's decision and the candidates the search found for it."""
         try:
             vector, dense_top = self.encoder_batcher.submit(question, timeout_s=self.config.serving.deadline_s)
         except ItemFailed:
@@ -434,7 +439,7 @@ class AskService:
         scored = self.verifier.score(question, vector, ranked, self._context, self._teacher)
         decision = self.verifier.decide(scored, question)
         watch.lap("policy")
-        return decision
+        return decision, ranked
 
     def _alias_candidates(self, question: str, vector, ranked: list) -> list[tuple[Candidate, dict]]:
         """Entries whose teacher-approved wordings read like the question, when retrieval

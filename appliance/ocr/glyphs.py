@@ -15,7 +15,7 @@ one that goes on with the sentence above (:func:`blanks_beside`, on the page's p
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -47,7 +47,7 @@ def refine(reading: Reading, crop: np.ndarray, params: GlyphParams = GlyphParams
     spans = char_spans(reading.steps, ink.shape[1])
     text = scripts(reading.text, spans, ink, params)
     text = drawn_blanks(text, spans, ink, params)
-    return Reading(text, reading.confidence, reading.steps) if text != reading.text else reading
+    return replace(reading, text=text) if text != reading.text else reading
 
 
 def ink_mask(crop: np.ndarray) -> np.ndarray:

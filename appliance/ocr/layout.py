@@ -41,6 +41,8 @@ class TextBox:
     # The frame's sides ("top", "bottom", "left", "right") the box touches in the photo;
     # None: told from ``quad`` (a levelled box's corners no longer show it).
     sides: frozenset[str] | None = None
+    # (read, runner-up) characters the recogniser nearly read otherwise (``Reading.look_alikes``).
+    look_alikes: tuple[tuple[str, str], ...] = ()
 
     @property
     def height(self) -> float:
@@ -71,6 +73,8 @@ class Layout:
     dropped: int
     page_text: str = ""  # everything read on the page (the problem chosen from it is ``text``)
     choices: tuple[str, ...] = ()  # problems with equal claim to be the one framed
+    # The look-alikes of the chosen problem's characters (``TextBox.look_alikes``).
+    look_alikes: tuple[tuple[str, str], ...] = ()
 
 
 def mean_confidence(lines: tuple[OcrLine, ...]) -> float:

@@ -35,7 +35,23 @@ def arrange_page(boxes: list[TextBox], size: tuple[int, int], params: LayoutPara
     selection = select_problem(find_blocks(levelled, size, block_params, gutters), size, select_params)
     lines = tuple(in_photo(line, skew) for line in selection.lines)
     return Layout(selection.text, lines, mean_confidence(lines), len(boxes) - len(kept),
-                  page_text=selection.page_text, choices=selection.choices)
+                  page_text=selection.page_text, choices=selection.choices,
+                  look_alikes=look_alikes_within(levelled, selection.lines))
+
+
+def look_alikes_within(boxes: list[TextBox], lines: tuple[OcrLine, ...]) -> tuple[tuple[str, str], ...]:
+    """The look-alikes of the boxes whose centre lies in one of ``lines`` (same coordinates)."""
+    found: dict[tuple[str, str], None] = {}
+    for box in boxes:
+        x, y = box.quad.mean(axis=0)
+        if box.look_alikes and any(_holds(line.box, x, y) for line in lines):
+            found.update(dict.fromkeys(box.look_alikes))
+    return tuple(found)
+
+
+def _holds(corners: tuple[tuple[float, float], ...], x: float, y: float) -> bool:
+    xs, ys = [c[0] for c in corners], [c[1] for c in corners]
+    return min(xs) <= x <= max(xs) and min(ys) <= y <= max(ys)
 
 
 def upright_columns(boxes: list[TextBox], skew: Skew, size: tuple[int, int], params: LayoutParams,

@@ -50,6 +50,7 @@ class PageText:
     page_text: str = ""  # everything read; ``text`` is the problem chosen from it
     choices: tuple[str, ...] = ()  # problems with equal claim (the student picks)
     unread: int = 0  # lines found and never read (a busy reader read the page centre-first)
+    look_alikes: tuple[tuple[str, str], ...] = ()  # of the chosen problem's characters
 
 
 class OcrPipeline(Protocol):
@@ -162,12 +163,11 @@ class PpOcrPipeline:
         watch.lap("rec")
         readings = [refine(r, crop) for r, crop in zip(readings, page.crops)]  # blanks, x², a₁
         texts = blanks_beside(page.pixels, page.quads, [r.text for r in readings], page.crops)
-        boxes = [TextBox(t, r.confidence, q) for t, r, q in zip(texts, readings, page.quads)]
+        boxes = [TextBox(t, r.confidence, q, look_alikes=r.look_alikes) for t, r, q in zip(texts, readings, page.quads)]
         layout = arrange_page(boxes, (page.pixels.shape[1], page.pixels.shape[0]), self.layout, gutters=gutters)
         watch.lap("layout")
         return PageText(layout.text, layout.lines, layout.confidence, layout.dropped + page.cut, page.rotation,
-                        watch.stages,
-                        layout.page_text, layout.choices)
+                        watch.stages, layout.page_text, layout.choices, look_alikes=layout.look_alikes)
 
     def upright(self, pixels: np.ndarray, quads: list[np.ndarray], watch: Stopwatch):
         """Turn the page (and its boxes) to read upright; returns pixels, quads, 48-px crops,

@@ -38,6 +38,10 @@ class RecParams:
     # ...when it holds at least this many lines: splitting a photo of two or three lines
     # saved little and slowed the next photo's detection in a classroom burst.
     parallel_min: int = 6
+    # A kept character whose runner-up class has at least this probability gets it as a
+    # look-alike (``Reading.look_alikes``): what the search may take it for, as a camera
+    # reads 语 as 游 or g as q.
+    look_alike_least: float = 0.15
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,8 @@ class Reading:
     confidence: float
     # Output time step of each character (column ``STRIDE * step`` of the 48-px crop).
     steps: tuple[int, ...] = ()
+    # (read, runner-up) for each character the recogniser nearly read as another.
+    look_alikes: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -128,7 +134,21 @@ class TextRecognizer:
         if not keep.any():
             return Reading("", 0.0)
         text = "".join(self.characters[best[keep]])
-        return Reading(text, float(probs[keep, best[keep]].mean()), tuple(np.flatnonzero(keep).tolist()))
+        return Reading(text, float(probs[keep, best[keep]].mean()), tuple(np.flatnonzero(keep).tolist()),
+                       self.look_alikes(probs[keep], best[keep]))
+
+    def look_alikes(self, kept: np.ndarray, chosen: np.ndarray) -> tuple[tuple[str, str], ...]:
+        """(character, runner-up) where the runner-up, not the blank, came close."""
+        least = self.params.look_alike_least
+        doubted = kept[np.arange(len(chosen)), chosen] < 1.0 - least  # else no runner-up can come close
+        if not doubted.any():
+            return ()
+        others, chosen = kept[doubted], chosen[doubted]  # a copy
+        others[np.arange(len(chosen)), chosen] = 0.0
+        others[:, 0] = 0.0  # the blank: a character perhaps not there is no look-alike
+        second = others.argmax(axis=1)
+        close = others[np.arange(len(second)), second] >= least
+        return tuple(dict.fromkeys(zip(self.characters[chosen[close]].tolist(), self.characters[second[close]].tolist())))
 
 
 def plan_batches(widths: list[int], params: RecParams, threads: int = 1) -> list[list[int]]:

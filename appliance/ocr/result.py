@@ -36,6 +36,9 @@ class OcrResult:
     page_text: str = ""  # everything read on the page; ``text`` is the problem chosen from it
     choices: tuple[str, ...] = ()  # two or more problems with equal claim: the student picks or crops
     unread: int = 0  # lines found and not read: a busy reader read from the centre (``page_text`` lacks them)
+    # (read, runner-up) characters of ``text`` the recogniser nearly read otherwise: what
+    # the search may take them for (:func:`appliance.ask.photo_reading.reads_as`).
+    look_alikes: tuple[tuple[str, str], ...] = ()
 
     @property
     def ambiguous(self) -> bool:
@@ -61,6 +64,7 @@ class OcrResult:
             "backend": self.backend, "rotation": self.rotation, "cached": self.cached,
             "dropped": self.dropped, "image_size": list(self.image_size),
             "page_text": self.page_text, "choices": list(self.choices), "unread": self.unread,
+            "look_alikes": [list(pair) for pair in self.look_alikes],
             "stage_ms": self.stage_ms, "total_ms": self.total_ms,
             "lines": [line.to_dict() for line in self.lines],
         }

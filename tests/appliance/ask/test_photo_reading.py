@@ -39,3 +39,25 @@ def test_any_other_difference_is_another_question(read, printed):
 def test_the_camera_form_folds_only_confusable_characters():
     assert camera_form("H₂O 和 x² ，Ｏ") == camera_form("H2O和x2,0")
     assert camera_form("2.5") != camera_form("25")
+
+
+@pytest.mark.parametrize("read, printed, look_alikes", [
+    ("求loq28的值。", "求 log₂8 的值。", (("q", "g"),)),
+    ("X《论游》主要记录了谁的言行？", "《论语》主要记录了谁的言行？", (("游", "语"), ("X", "K"))),  # a cross before it too
+    ("What is the Sl unit of farce?", "What is the SI unit of force?", (("a", "o"),)),
+])
+def test_a_character_the_recogniser_nearly_read_as_the_printed_one_reads_as_it(read, printed, look_alikes):
+    assert not reads_as(read, printed)
+    assert reads_as(read, printed, look_alikes)
+
+
+@pytest.mark.parametrize("read, printed, look_alikes", [
+    ("求loq28的值。", "求 log₂8 的值。", (("g", "q"),)),  # the other way round: not what was nearly read
+    ("求log₂3的值。", "求 log₂8 的值。", (("3", "8"),)),  # a digit is never a look-alike
+    ("一次函数的图像与 y 轴的交点", "一次函数的图像与 x 轴的交点", (("y", "x"),)),  # nor a variable
+    ("选 B", "选 8", (("B", "8"),)),
+    ("《论游》主要记灵了准的言行？", "《论语》主要记录了谁的言行？", (("游", "语"), ("灵", "录"), ("准", "谁"))),  # too many
+    ("肺循环开始于心脏的哪个腔？", "体循环开始于心脏的哪个腔？", (("游", "语"),)),  # not this character's
+])
+def test_a_difference_the_recogniser_did_not_doubt_or_that_carries_meaning_stays(read, printed, look_alikes):
+    assert not reads_as(read, printed, look_alikes)

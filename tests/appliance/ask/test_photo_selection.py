@@ -26,9 +26,9 @@ class FixedReader:
         pass
 
 
-def result(text: str, page_text: str, choices: tuple[str, ...] = ()) -> OcrResult:
+def result(text: str, page_text: str, choices: tuple[str, ...] = (), look_alikes=()) -> OcrResult:
     return OcrResult(text=text, confidence=0.95, lines=(), stage_ms={"det": 1.0}, sha256="ab" * 32,
-                     backend="fake", page_text=page_text, choices=choices)
+                     backend="fake", page_text=page_text, choices=choices, look_alikes=look_alikes)
 
 
 @pytest.fixture
@@ -95,3 +95,13 @@ def test_a_database_from_before_corrections_gains_the_column(tmp_path):
     columns = [r[0] for r in store.query("SELECT name FROM pragma_table_info('asks')")]
     assert "corrects_ask_id" in columns and store.query("SELECT question FROM asks") == [("q",)]
     store.close()
+
+
+def test_a_character_the_recogniser_doubted_is_searched_as_its_look_alike_for_that_photo_only(service):
+    # 「log₂8」 read as loq28, g the recogniser's runner-up for q: the bank's question
+    service.ocr = FixedReader(result("求loq28的值。", "第1题 求loq28的值。", look_alikes=(("q", "g"),)))
+    card = service.ask_photo(b"photo", client="c")
+    assert card.matched_id == "demo-math-036" and not card.abstained
+    # the same text from a photo where the recogniser had no doubt abstains (no cached answer)
+    service.ocr = FixedReader(result("求loq28的值。", "第1题 求loq28的值。"))
+    assert service.ask_photo(b"photo", client="c").abstained

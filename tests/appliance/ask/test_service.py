@@ -109,3 +109,12 @@ def test_a_photos_text_that_reads_as_a_bank_question_gets_its_answer(service):
     assert not decision.abstained and decision.best[1]["id"] == "demo-chem-016"
     assert service.decide_only("How many moles of water are there in 36 g of water? (H = 1, 0 = 18)",
                                photo=True).abstained  # another number is still another problem
+
+
+def test_a_photos_text_reads_as_a_bank_question_the_verifier_did_not_rank_near_the_top(service):
+    # "SI" read as "Sl": the verifier's closest are other questions about a "unit"; the
+    # search still found the bank's question, and the photo's text reads as it
+    read = "What is the Sl unit of force?"
+    assert service.decide_only(read).abstained
+    decision = service.decide_only(read, photo=True)
+    assert not decision.abstained and decision.best[1]["id"] == "demo-phys-022"

@@ -34,6 +34,15 @@ def test_a_wide_gap_separates_two_blocks_and_the_page_keeps_both():
     assert layout.page_text == "第一段\n第二段" and layout.text == "第二段"  # the one nearer the centre
 
 
+def test_the_layout_keeps_the_look_alikes_of_the_chosen_problems_lines_only():
+    boxes = [TextBox("1. 《论游》主要记录了谁的言行？", 0.9, box("", 100, 300, 700).quad, look_alikes=(("游", "语"),)),
+             TextBox("它是哪一学派的经典？", 0.9, box("", 100, 350, 500).quad, look_alikes=(("学", "季"),)),
+             TextBox("2. 肺循环开始于心脏的哪个腔？", 0.9, box("", 100, 800, 700).quad, look_alikes=(("肺", "体"),))]
+    layout = arrange(boxes, image_height=1000)
+    assert layout.text == "《论游》主要记录了谁的言行？它是哪一学派的经典？"
+    assert layout.look_alikes == (("游", "语"), ("学", "季"))
+
+
 def test_neighbour_line_cut_by_the_frame_edge_is_dropped():
     boxes = [box("细胞的控制中心", 100, 0, 600, h=20), box("解方程：2x + 3 = 13", 100, 200, 600),
              box("下一行", 100, 1180, 600, h=19)]

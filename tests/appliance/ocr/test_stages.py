@@ -86,6 +86,17 @@ def test_ctc_collapses_repeats_and_drops_blanks():
     assert rec.decode(one_hot([0, 0, 0])).text == ""
 
 
+def test_a_character_whose_runner_up_came_close_has_it_as_a_look_alike():
+    rec = TextRecognizer(FakeBackend(), ["<blank>", "g", "q", "o", "l"])
+    probs = one_hot([4, 0, 3, 0, 2])  # "loq"
+    probs[4] = [0.0, 0.3, 0.7, 0.0, 0.0]  # q, with g close behind
+    probs[2] = [0.4, 0.0, 0.0, 0.6, 0.0]  # o, or perhaps nothing: the blank is no look-alike
+    probs[0] = [0.0, 0.0, 0.0, 0.1, 0.9]  # l, o far behind
+    reading = rec.decode(probs)
+    assert reading.text == "loq" and reading.look_alikes == (("q", "g"),)
+    assert rec.decode(one_hot([4, 0, 3])).look_alikes == ()
+
+
 def test_recognition_is_batched_and_answers_in_input_order():
     crops = [np.zeros((48, w, 3), np.uint8) for w in (400, 80, 410, 90)]
 
