@@ -239,7 +239,7 @@ def blanks_beside(pixels: np.ndarray, quads: list[np.ndarray], texts: list[str],
                 pixels, quads[i], params.reach * line.height, (crops[i], None), "right", glyphs, params)
         else:
             right = False
-        if right and not text.endswith("_") and not ends_sentence(text) and len(text.replace(" ", "")) > 2:
+        if right and not text.endswith("_") and not ends_sentence(text) and (len(text.replace(" ", "")) > 2 or text.isalpha()):
             out[i] = f"{out[i]} {BLANK}"
         above = line.previous_row(lines) if before is None else None
         if above is not None and not ends_sentence(texts[above].strip() or ".") and not text.startswith("_") \

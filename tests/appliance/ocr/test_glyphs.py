@@ -126,6 +126,13 @@ def test_a_line_drawn_between_two_boxes_of_a_row_is_a_blank():
     assert beside(page, quads, ["Fill in:", "apple", "and more"]) == ["Fill in: ____", "apple", "and more"]
 
 
+def test_a_blank_after_a_word_of_two_letters_is_found_and_not_after_a_number():
+    page, quads = page_with_boxes()
+    page[134:137, 308:414] = 30
+    assert beside(page, quads, ["He", "to school", "by bike"]) == ["He ____", "to school", "by bike"]
+    assert beside(page, quads, ["12", "to school", "by bike"])[0] == "12"  # a number's own rule: no blank
+
+
 def test_a_gap_of_bare_paper_a_box_or_a_finished_sentence_has_no_blank():
     page, quads = page_with_boxes()
     texts = ["Fill in:", "apple", "and more"]
