@@ -29,10 +29,10 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (SCORE, TOP_LEVEL, bracketed_number, brackets_number_problems, ends_formula,
-                                            ends_question, ends_sentence, ends_with_score, is_caption, is_header,
+from appliance.wording.problem_text import (PART, SCORE, TOP_LEVEL, bracketed_number, brackets_number_problems, ends_formula,
+                                            ends_question, ends_sentence, ends_with_score, is_caption, is_header, is_lead_in,
                                             is_answer_bracket, is_label, is_label_after, is_mark, is_number_alone, is_options,
-                                            is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_stray,
+                                            is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_section_label, is_stray,
                                             reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
                                             starts_problem, starts_sub_questions, stem_asks, strip_number, strip_ticks,
                                             without_working)
@@ -143,7 +143,8 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     blocks: list[Block] = []
     for region in regions:
         rows = [to_row(row, size, params) for row in group_rows(region)]
-        for block in split_region(rows, sub_questions_start):
+        led_in = under_lead_in(blocks)
+        for block in split_region(rows, sub_questions_start, led_in, led_in and blocks[-1].header):
             previous = blocks[-1] if blocks else None
             if previous is not None and continues(previous, block, unit, params):
                 blocks[-1] = Block(previous.rows + block.rows, False, True, previous.cut or block.cut)
@@ -177,6 +178,8 @@ def split_off_figure(block: Block) -> list[Block]:
     A problem that speaks of a figure (「根据下表…」, "as shown") keeps them."""
     end = len(block.rows)
     while end > 0 and (reads_as_figure(block.rows[end - 1]) or end < len(block.rows) and axis_end(block.rows[end - 1])):
+        if end > 1 and leaves_bracket_open(block.rows[end - 2].text):
+            break  # the row closes the bracket its problem left open (「…（π取」 「3.14)（）」)
         end -= 1
     head, tail = block.rows[:end], block.rows[end:]
     if block.header or not tail or speaks_of_figure(" ".join(r.text for r in head)) \
@@ -322,8 +325,9 @@ def to_row(boxes: list[TextBox], size: tuple[int, int], params: BlockParams = Bl
 
 
 def isolated_mark(box: TextBox, boxes: list[TextBox], unit: float, params: BlockParams) -> bool:
-    """A mark standing apart: no other box on its row within ``mark_gap`` line heights."""
-    if not is_mark(box.text):
+    """A mark, or a score with its sign (a teacher's "+5" in the margin), standing apart: no
+    other box on its row within ``mark_gap`` line heights."""
+    if not (is_mark(box.text) or _SIGNED_SCORE.match(box.text)):
         return False
     right = float(box.quad[:, 0].max())
     for other in boxes:
@@ -333,6 +337,9 @@ def isolated_mark(box: TextBox, boxes: list[TextBox], unit: float, params: Block
         if gap < params.mark_gap * unit and not is_mark(other.text):
             return False
     return True
+
+
+_SIGNED_SCORE = re.compile(r"^\s*[+\-－−]\d{1,2}\s*$")
 
 
 def trailing_stray(box: TextBox, boxes: list[TextBox], unit: float, params: BlockParams) -> bool:
@@ -392,7 +399,7 @@ def written_after_the_end(box: TextBox, boxes: list[TextBox], size: tuple[int, i
     after its full stop or closing bracket and on to the frame's right side (「…（π取3.14）」
     「圆的周长C」), where it would make the problem look cut."""
     before = [o for o in boxes if o is not box and o.left < box.left and same_row(o, box)]
-    if not before:
+    if not before or TOP_LEVEL.match(box.text):  # a problem's number: the next column's (「19、…a₁=」)
         return False
     last = strip_number(strip_ticks(max(before, key=_right).text)).strip()  # "" after a bare number
     if reads_as_working(box.text) and ends_sentence(last):
@@ -582,10 +589,26 @@ def split_at_gutters(boxes: list[TextBox], gutters: tuple[tuple[float, float], .
 def split_columns(boxes: list[TextBox], unit: float, params: BlockParams, rows: int,
                   gutter: float | None = None) -> list[list[TextBox]] | None:
     """The boxes split down empty gutters into columns of ``rows`` rows or more each (rows
-    with words: not only score notes, answer brackets, marks); None if not."""
+    with words: not only score notes, answer brackets, marks); None if not. Marks and
+    scores set apart from the text (a teacher's "+5" in the margin) are no column: they go
+    with the nearer one."""
     width = params.gutter if gutter is None else gutter
-    columns = split_spans(boxes, lambda b: (b.left, float(b.quad[:, 0].max())), width * unit)
+    columns = with_annotations_joined(split_spans(boxes, lambda b: (b.left, float(b.quad[:, 0].max())), width * unit))
     return columns if len(columns) > 1 and all(_word_rows(c) >= rows for c in columns) else None
+
+
+def with_annotations_joined(columns: list[list[TextBox]]) -> list[list[TextBox]]:
+    """Columns (left to right) with each one of annotations alone joined to the nearer
+    column beside it."""
+    joined = [list(c) for c in columns]
+    for i in range(len(joined) - 1, -1, -1):
+        if len(joined) == 1 or _word_rows(joined[i]) > 0:
+            continue
+        gaps = [(_gap(joined[j], joined[i]) if j < i else _gap(joined[i], joined[j]), j)
+                for j in (i - 1, i + 1) if 0 <= j < len(joined)]
+        nearest = min(gaps)[1]
+        joined[nearest].extend(joined.pop(i))
+    return joined
 
 
 def _word_rows(column: list[TextBox]) -> int:
@@ -618,19 +641,24 @@ def split_spans(boxes: list[TextBox], span, gap: float) -> list[list[TextBox]]:
     return groups
 
 
-def split_region(rows: list[Row], sub_questions_start: bool) -> list[Block]:
+def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = False,
+                 lead_in_above: bool = False) -> list[Block]:
+    """``led_in``: the region starts below a lead-in (「解答下列各题。」, :func:`under_lead_in`),
+    whose parts, "(1)" or "a)", are problems of their own; ``lead_in_above``: right below it."""
     blocks: list[list[Row]] = []
     kinds: list[tuple[bool, bool]] = []  # (header, numbered)
     part = 0  # the problem's last sub-question number so far (0: none)
-    for row in rows:
+    for i, row in enumerate(rows):
         sub = next_part(row.text, part, blocks[-1]) if sub_questions_start and blocks and not kinds[-1][0] else 0
         # A line that goes on with the sentence above ("6). (3 marks)" under 「…and (3,」)
         # starts no problem, and is no header though its words look like a number alone.
         wrapped = bool(blocks) and (continues_bracket(blocks[-1][-1].text, row.text)
                                     or continues_quantity(blocks[-1][-1].text, row.text))
-        numbered = not sub and not wrapped and starts_problem(row.text, sub_questions_start)
+        numbered = not sub and not wrapped and (starts_problem(row.text, sub_questions_start)
+                                                or led_in and PART.match(row.text) is not None)
         header = not wrapped and (starts_answer(row.text) or is_header(row.text)
-                                  or bool(blocks and is_label_after(blocks[-1][-1].text, row.text)))
+                                  or bool(blocks and is_label_after(blocks[-1][-1].text, row.text))
+                                  or not blocks and heads_problem(row, rows[i + 1:i + 2]))
         if blocks and not kinds[-1][0] and is_score_only(row.text):
             blocks[-1].append(row)  # the problem's score note, wrapped onto a line of its own
         elif blocks and not header and not numbered and _bare_number(blocks[-1], sub_questions_start):
@@ -638,11 +666,33 @@ def split_region(rows: list[Row], sub_questions_start: bool) -> list[Block]:
             kinds[-1] = (False, True)
         elif not blocks or header or numbered or kinds[-1][0]:
             blocks.append([row])
-            kinds.append((header, numbered and not header))
+            # the first line under a lead-in starts its part though no number stands before it
+            right_below = kinds[-1][0] if kinds else lead_in_above
+            kinds.append((header, (numbered or led_in and right_below) and not header))
         else:
             blocks[-1].append(row)
         part = sub or (0 if numbered or header else part)
+        if numbered or header:
+            led_in = is_lead_in(row.text) or led_in and not TOP_LEVEL.match(row.text) and not is_header(row.text)
     return [Block(tuple(b), h, n, touches_edge(b)) for b, (h, n) in zip(blocks, kinds)]
+
+
+def heads_problem(row: Row, below: list[Row]) -> bool:
+    """A workbook's section label (「综合运用」) over the problem that starts a region: no
+    half as wide as the line below it, which asks."""
+    return bool(below) and is_section_label(row.text) and reads_as_question(below[0].text) \
+        and row.right - row.left <= 0.5 * (below[0].right - below[0].left)
+
+
+def under_lead_in(blocks: list[Block]) -> bool:
+    """What follows ``blocks`` is below a lead-in: the last header is one, and no problem
+    numbered at the top level came after it."""
+    for block in reversed(blocks):
+        if block.header:
+            return is_lead_in(block.rows[0].text)
+        if block.numbered and TOP_LEVEL.match(block.rows[0].text):
+            return False
+    return False
 
 
 def next_part(line: str, part: int, rows: list[Row]) -> int:

@@ -21,15 +21,16 @@ _DOTTED = r"(?:\d{1,3}\s*(?:[.．](?!\d)|[、)）])|[一二三四五六七八九
 _BRACKETED = (r"(?:[（(]\s*\d{1,2}\s*[)）]|[（(【\[〔［]\s*\d{1,3}\s*[)）】\]〕］]|\d{1,3}\s*[】\]〕］]"
               r"|[【\[〔［]\s*\d{1,3}\s*[.．](?!\d)|[\u2474-\u2487])")
 # A circled number over 10 is read as two circled digits (⑯ as 「⑩⑥」 or 「①⑥」) or as a
-# circled one and a plain digit before the problem's words (「⑩6 在等差数列…」).
+# circled one and a plain digit before the problem's words (「⑩6 在等差数列…」) or its dot (「①2、」).
 _CIRCLED = (r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]"
-            r"(?:[\u2460-\u2473\u24ea]|\d(?=\s*[\u4e00-\u9fff“\"《「（(A-Z]))?")
+            r"(?:[\u2460-\u2473\u24ea]|\d(?=\s*[\u4e00-\u9fff“\"《「（(A-Z])|\d\s*(?:、|[.．](?!\d)))?")
 # 「第3题」, also when the recogniser lost or misread 第 before an Arabic number: 「3题」 「笔3题」.
 _NTH = rf"(?:(?:第\s*[{CN_DIGITS}\d]+|[第笔弟苐]?\s*\d{{1,3}})\s*(?:小)?题\s*[.．、:：]?|第\s*\d{{1,3}}(?=\s+[A-Z]))"
 _EXAMPLE = r"例\s*\d{1,3}\s*[.．、:：]?"
 _LATIN = r"(?:(?:Q|Question|Problem|Exercise|Ex[.,，]?|No\.?)\s*\d{1,3}\s*[.:：)]?|Ex\.(?=\s*[\u3400-\u9fff]))"
-# After a Latin label: a space, the end, punctuation, or Chinese text run on ("Q24一个…").
-_AFTER_LATIN = r"(?=\s|$|[^\w]|[\u3400-\u9fff])"
+# After a Latin label: a space, the end, punctuation, Chinese text run on ("Q24一个…"), or
+# after its number a capitalised word the space was lost before ("Q17Fill in…").
+_AFTER_LATIN = r"(?=\s|$|[^\w]|[\u3400-\u9fff]|(?<=\d)[A-Z][a-z])"
 # A number whose dot the recogniser lost, at the start of a line: before Chinese text that
 # no count or unit of a given starts (「18世界上…」, not 「36的」 「10项」 「2小时」), before an
 # opening title or quotation mark (「12《南京条约》…」), or before a
@@ -38,21 +39,28 @@ _AFTER_LATIN = r"(?=\s|$|[^\w]|[\u3400-\u9fff])"
 _BARE = (r"(?:\d{1,2}(?![\d.．,，])(?=\s?(?![个只名岁年月日时分秒米厘千克元角度倍次天人本张条项位辆件块支层页瓶杯"
          r"和与的比除乘加减是等到至或及题小毫升吨里])[\u4e00-\u9fff《“「])|\d{1,2}(?=\s+[A-Z][a-z])"
          r"|\d{1,2}(?=\s?[（(【\[]\s*\d{1,3}\s*(?:分|points?|marks?)))")
-# A score note: "（5分）" "(5 points)" "[3 marks]" "(每题4分)" "（本小题满分10分）".
+# A score note: "（5分）" "(5 points)" "[3 marks]" "(每题4分)" "（本小题满分10分）", its
+# opening bracket perhaps read as a zero (「012分)」).
 # An English note's closing bracket is read as l or | in some fonts ("[4 markl").
-_SCORE_NOTE = (r"[（(\[【]\s*(?:每(?:小)?题|共|本(?:小)?题(?:满分)?)?\s*\d{1,3}\s*"
+_SCORE_NOTE = (r"(?:[（(\[【]|(?<![\d.])[0O](?=\d{1,2}\s*分\s*[)）]))\s*(?:每(?:小)?题|共|本(?:小)?题(?:满分)?)?\s*\d{1,3}\s*"
                r"(?:(?:分|points?|pts?|ps|marks?)[^)）\]】]{0,12}[)）\]】]|(?:points?|marks?)(?-i:[l|]))")
 # Any word and a number with the problem's score note after it: a label this code does not
 # know ("Task 3", "Aufgabe 3"), or a known one partly covered by a finger or pen ("crcise 7
 # (本题2分)" for "Exercise 7").
 _LABEL_BEFORE_NOTE = rf"[A-Za-z]{{2,10}}\.?\s?\d{{1,3}}\s?[.:：)]?(?=\s*(?i:{_SCORE_NOTE}))"
+# A part's letter ("a)" "(b)"): the problems under a lead-in (:func:`is_lead_in`) are
+# lettered on some sheets.
+_LETTER_PART = r"(?:[（(]\s*[a-h]\s*[)）]|[a-h]\s*[)）])(?=\s*[A-Z\u4e00-\u9fff])"
 NUMBER = re.compile(rf"^\s*(?:{_DOTTED}|{_BARE}|{_BRACKETED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN}"
-                    rf"|{_LABEL_BEFORE_NOTE})")
+                    rf"|{_LABEL_BEFORE_NOTE}|{_LETTER_PART})")
 TOP_LEVEL = re.compile(rf"^\s*(?:{_DOTTED}|{_BARE}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN}"
                        rf"|{_LABEL_BEFORE_NOTE})")
 SUB_LEVEL = re.compile(rf"^\s*{_BRACKETED}")
+PART = re.compile(rf"^\s*(?:{_BRACKETED}|{_LETTER_PART})")
 
-SCORE = re.compile(rf"^\s*{_SCORE_NOTE}", re.IGNORECASE)
+# Before the problem, perhaps after the label's colon, also a note that lost its opening
+# bracket (「2、3分)计算…」); at the end that would take 「（用时10分）」 apart.
+SCORE = re.compile(rf"^[\s:：]*(?:{_SCORE_NOTE}|\d{{1,2}}\s*分\s*[)）])", re.IGNORECASE)
 # The same note printed at the end of the problem instead ("…多少？（5分）"), perhaps with the
 # teacher's score or a figure's label read after it ("（5分） 4"), or marks as a bare number in
 # square brackets after the question's end ("…cell\"? [6]").
@@ -86,9 +94,9 @@ MARK_CHARS = set("√✓✔✗✘×VvXxOoCc○●◯◎□■☆★*·•.,，�
 _TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】\]］])\s*[Xx×]\s*$")
 # Before the problem: a tick or cross; right before a problem number, also a root sign, a star
 # drawn in the margin (☆ 10.), or a circle, cross or tick read as a letter (O9., X9), V【2】), or a score the teacher wrote
-# (「+2 第3题」, 「-1第11题」, "-2 Ex. 1", "3/5 12.", 「4⑥」, "8 7.") or a score note that lost its brackets (「3分Exercise1」).
+# (「+2 第3题」, 「-1第11题」, "-2 Ex. 1", "3/5 12.", 「4⑥」, 「3/4③」, "8 7.") or a score note that lost its brackets (「3分Exercise1」).
 _LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|(?:[√○◯OoCcXx×Vv☆★*]{1,2}|[+\-−]?\d{1,2}(?:\s*/\s*\d{1,2})?\s|[+\-−]\d{1,2}|\d{1,2}\s*分\s*)(?=\s*(?:\d{1,3}\s*[.．、)）](?!\d)|[（(【\[〔［]\s*\d|第|(?:Q|No\.?|Question|Problem|Exercise|Ex\.?)\s*\d|[①-⑳]))"
-                           r"|\d{1,2}\s*(?=[①-⑳]))\s*")
+                           r"|\d{1,2}(?:\s*/\s*\d{1,2})?\s*(?=[①-⑳]))\s*")
 
 _UNDERSCORES = re.compile(r"[_＿]{2,}|(?<=\s)[_＿](?=\s)|(?<=[\u4e00-\u9fff])[_＿](?=[\u4e00-\u9fff])")
 BLANK = "____"
@@ -138,11 +146,11 @@ def is_number_alone(line: str) -> bool:
 
 def is_header(line: str) -> bool:
     """A line that belongs to no problem: a title, a name/class line, a section heading,
-    or a label alone ("第一题（5分）", "Question 1", "Homework 3")."""
+    a lead-in (:func:`is_lead_in`) or a label alone ("第一题（5分）", "Question 1", "Homework 3")."""
     text = line.strip()
     if not text:
         return False
-    if is_number_alone(text):
+    if is_number_alone(text) or is_lead_in(text):
         return True
     if (_SECTION.match(text) and len(text) <= 24) or _SECTION_LABEL.match(text):
         return True
@@ -151,6 +159,27 @@ def is_header(line: str) -> bool:
     if _TITLE_WORDS.search(text) and len(text) <= 24 and not _ASKS.search(text):
         return True  # 「期中复习 综合练习」
     return False
+
+
+# An instruction that only leads in to the parts below it: 「解答下列各题。」 「按要求完成下列各题」
+# 「五、回答下列问题：」 「计算下列各式」 「解下列方程」, "Answer the following questions.",
+# "Section 6: Choose the best answer.", "Part B Short answer questions".
+_LEAD_IN = re.compile(
+    r"^(?:[^？?。，,]{0,10}(?:下列|下面|以下)[^？?。]{0,10}?(?:各?小?题|问题|题目|各式|算式|方程组?|不等式组?)"
+    r"|(?i:(?:(?:section|part)\s+[A-Z\d]{1,3}\s*[:.．]?\s*)?"
+    r"(?:(?:answer|complete|solve|do|work\s+out|read|choose|fill\s+in|simplify|calculate|compute|evaluate|factori[sz]e)"
+    r"\b[^?]{0,30}\bthe\s+following\b[^?]{0,25}"
+    r"|choose\s+the\s+(?:best|correct|right)\s+answers?(?:\s+for\s+each\s+question)?"
+    r"|(?:short|long)[\s-]+answer(?:\s+questions)?|multiple[\s-]+choice(?:\s+questions)?)))"
+    r"\s*[。.:：]?\s*$")
+# What a recogniser leaves before a lead-in: an answer bracket of the line above, a bracket's half.
+_BEFORE_LEAD_IN = re.compile(r"^\s*(?:[（(]\s*[)）]|[\]】」)）])\s*")
+
+
+def is_lead_in(line: str) -> bool:
+    """The line (after its number and score note) is an instruction that leads in to the
+    parts printed below it, and asks nothing itself: each part is a problem of its own."""
+    return _LEAD_IN.match(strip_number(_BEFORE_LEAD_IN.sub("", strip_ticks(line))).strip()) is not None
 
 
 # A problem's own words: a question mark, a blank to fill, or a word that asks or instructs.
@@ -290,6 +319,12 @@ def ends_with_score(line: str) -> bool:
     return SCORE_AT_END.search(line) is not None
 
 
+def is_section_label(line: str) -> bool:
+    """A workbook's section label alone (「综合运用」: a few Chinese characters, no
+    punctuation, no figures) that asks nothing."""
+    return bool(_LABEL.match(line.strip())) and not reads_as_question(line)
+
+
 def is_label_after(previous: str, line: str) -> bool:
     """A workbook's section label (「能力提升」, 「拓展延伸」: a few Chinese characters, no
     punctuation, no figures) printed after a problem that has ended its last sentence:
@@ -357,10 +392,16 @@ _SCORE_AFTER_END = re.compile(rf"(?<=[?？。!！])\s*{_SCORE_NOTE}", re.IGNOREC
 _MARKS_AFTER_NUMBER = re.compile(r"^\s*[\[［]\s*\d{1,2}\s*[\]］](?=\s|[\u4e00-\u9fffA-Za-z])")
 
 
+# A closing bracket before the problem's words: what is left of a number's bracket, or of
+# the line above (a problem never starts by closing a bracket).
+_LEADING_CLOSER = re.compile(r"^\s*[\]】」）)〕］]+\s*(?=\S)")
+
+
 def strip_number(text: str) -> str:
     """The problem without its leading number and its score note (before or after it)."""
+    text = _LEADING_CLOSER.sub("", text)
     prefix = number_prefix(text)
-    rest = _ANSWER_AFTER.sub("", text[len(prefix):])
+    rest = _LEADING_CLOSER.sub("", _ANSWER_AFTER.sub("", text[len(prefix):]))  # 「[11)] Find…」 「22.」一个…」
     while (score := SCORE.match(rest)):
         rest = rest[score.end():]
     if prefix and (marks := _MARKS_AFTER_NUMBER.match(rest)):

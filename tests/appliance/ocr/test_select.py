@@ -592,6 +592,22 @@ def test_a_page_numbered_in_brackets_keeps_its_problems_apart_when_one_number_is
     assert layout.page_text.splitlines() == lines
 
 
+@pytest.mark.parametrize("lead_in, part, part_ends, after", [
+    ("15、解答下列各题。", "①写出碳在氧气中不充分燃烧的化学方", "程式。", "②钠元素的原子序数是多少？"),
+    ("第3题：回答下列问题:", "(1) 在等差数列 {aₙ} 中，a₁ = 2，公差 d = 3，", "求 a₁₀。", "(2)计算: sin 60° + cos 30°"),
+    ("1) Answer the following questions.", "a) A bag contains 3 red balls and 5 blue balls.", "What is the probability that it is red?",
+     "b) Find the slope of the line."),
+    ("Question 9： 按要求完成下列各题。", "一个长方形的长是 8 厘米，宽是 6 厘米，它的面积是多", "少平方厘米？", ""),  # one part, no number
+])
+def test_under_a_lead_in_each_part_is_a_problem_of_its_own(lead_in, part, part_ends, after):
+    # 「解答下列各题。」 asks nothing: though it lies nearest the frame's centre, the student
+    # framed the part printed under it
+    lines = ["14、空气中体积分数约占 21% 的气体是什么？", lead_in, part, part_ends, after, "16、计算 CO₂ 的相对分子质量。"]
+    tops = [480, 560, 630, 680, 760, 840]  # a problem's lines 50 px apart, problems 80; the lead-in's middle at 580
+    boxes = [box(line, 300, top, 900) for line, top in zip(lines, tops) if line]
+    assert arrange_page(boxes, SIZE).text == join(strip_number(part), part_ends)
+
+
 def test_sub_questions_from_one_stay_with_their_problem_on_a_numbered_page():
     lines = ["5. 已知一个长方形的长是 8 厘米，宽是 6 厘米。", "(1) 求它的周长；", "(2) 求它的面积。", "(3) 求它的对角线长。"]
     boxes = [box(line, 300, 480 + 60 * i, 900) for i, line in enumerate(lines)]
@@ -945,3 +961,53 @@ def test_the_framed_problem_is_read_whole_and_alone(page):
     lines, framed = FRAMED_PAGES[page]
     boxes = [box(text, x, y, w, h=h) for text, x, y, w, h in lines]
     assert arrange_page(boxes, (1280, 960)).text == framed
+
+
+def test_a_teachers_score_in_the_margin_neither_hides_a_narrow_gutter_nor_joins_the_text():
+    # two columns 55 px apart (1.4 line heights); "+5" written in the left margin beside the
+    # framed problem's second line
+    left = ["③ A bag contains 3 red", "balls and 5 blue balls.", "One ball is drawn at", "random. What is the",
+            "probability that it is", "red?"]
+    right = ["三、计算题（写出必要的步骤）", "Question 5: A bag contains 3", "red balls and 5", "blue balls. One",
+             "ball is drawn at", "random. What is"]
+    boxes = [box(line, 500, 480 + 44 * i, 400) for i, line in enumerate(left)]
+    boxes += [box(line, 955, 470 + 44 * i, 400) for i, line in enumerate(right)]
+    boxes.append(box("+5", 400, 570, 50))
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == ("A bag contains 3 red balls and 5 blue balls. One ball is drawn at random. "
+                           "What is the probability that it is red?")
+
+
+def test_a_signed_score_written_apart_on_the_problems_line_is_left_out():
+    boxes = [box("一个直角三角形的两条直", 400, 580, 440), box("+2", 890, 575, 50),
+             box("角边分别是 6 和 8，求斜边的长。", 990, 580, 500)]
+    assert arrange_page(boxes, SIZE).text == "一个直角三角形的两条直角边分别是 6 和 8，求斜边的长。"
+    signed = [box("计算：", 400, 580, 120), box("-2", 560, 580, 50), box("+ 3 的值", 640, 580, 200)]
+    assert arrange_page(signed, SIZE).text == "计算：-2 + 3 的值"  # near the words: print
+
+
+def test_a_section_label_over_the_problem_that_starts_a_region_is_a_header():
+    boxes = [box("综合运用", 300, 520, 160), box("“先天下之忧而忧，后天下之乐而乐”出自哪篇文章？作者是谁？", 300, 570, 900)]
+    assert arrange_page(boxes, SIZE).text == "“先天下之忧而忧，后天下之乐而乐”出自哪篇文章？作者是谁？"
+    narrow = [box("一个长方形的长", 300, 540, 280), box("是 8 厘米，宽是 6 厘米，它的", 300, 590, 300),
+              box("面积是多少？", 300, 640, 240)]  # a narrow column's first line is no label
+    assert arrange_page(narrow, SIZE).text == "一个长方形的长是 8 厘米，宽是 6 厘米，它的面积是多少？"
+
+
+def test_a_problems_first_line_after_another_columns_sentence_on_its_row_is_no_working():
+    # 「19、…a₁=」 ends on "=" as working does, and the left column's finished sentence
+    # shares its row: it is the next problem's first line, not a student's working
+    left = [("直角三角形的两条直角边", 448), ("和8，求斜边的长。", 485), ("长方形的长是 8 厘米，宽", 708)]
+    right = [("17、一辆汽车2 小时行驶了 120 千米，", 198), ("它的平均速度是多少千米/时？", 235),
+             ("18、在等差数列{aₙ}中，a₁=", 339), ("2，公差 d = 3，求前 10 项和", 377), ("S₁₀", 417),
+             ("19、在等差数列{aₙ}中，a₁=", 480), ("2，公差 d = 3，求 a₁₀。", 517), ("20、把0.75化成最简分数。", 586)]
+    boxes = [box(text, 0, top, 300, h=46) for text, top in left] + [box(text, 365, top, 400, h=46) for text, top in right]
+    layout = arrange_page(boxes, (1024, 768))
+    assert layout.text == "在等差数列{aₙ}中，a₁= 2，公差 d = 3，求前 10 项和S₁₀"
+
+
+def test_a_row_that_closes_the_bracket_its_problem_left_open_is_no_figure():
+    # 「3.14)」 and the answer bracket 「（）」 set apart on one row read like a table's cells
+    boxes = [box("11)一个圆的半径是3厘米，它的", 500, 520, 360), box("周长是多少厘米？（π取", 540, 565, 300),
+             box("3.14)", 540, 605, 80), box("（）", 780, 612, 90)]
+    assert arrange_page(boxes, SIZE).text == "一个圆的半径是3厘米，它的周长是多少厘米？（π取3.14)"

@@ -4,7 +4,7 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 import pytest
 
 from appliance.wording.problem_text import (blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
-                                            is_header, is_mark, is_scribble, reads_as_working, starts_problem, strip_number, strip_ticks,
+                                            is_header, is_lead_in, is_mark, is_scribble, reads_as_working, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_working)
 
 
@@ -59,6 +59,17 @@ def test_strip_number(line, rest):
 ])
 def test_a_label_misread_or_a_score_note_misspelt_still_goes(line, rest):
     # the dot after "Ex" read as a comma, its number lost, 题 of 「第12题」 lost, "pts" read "ps"
+    assert strip_number(line) == rest
+
+
+@pytest.mark.parametrize("line, rest", [
+    ("Question15:012分)一名同学的质量是50 kg", "一名同学的质量是50 kg"),
+    ("15. O5分）求它的密度。", "求它的密度。"),
+    ("光在真空中的传播速度约是多少？012分)", "光在真空中的传播速度约是多少？"),
+    ("用时 100分钟)", "用时 100分钟)"), ("共 0.5分)", "共 0.5分)"), ("05 apples)", "05 apples)"),
+])
+def test_a_score_note_whose_opening_bracket_reads_as_a_zero_still_goes(line, rest):
+    # 「(12分)」 read as 「012分)」: a 0 or O before the score with its closing bracket
     assert strip_number(line) == rest
 
 
@@ -325,3 +336,36 @@ def test_a_bracketed_formula_note_or_question_is_no_caption(line):
 def test_a_signed_score_after_the_question_mark_is_no_part_of_it():
     assert without_working("秦朝建立于哪一年? +5") == "秦朝建立于哪一年?"
     assert without_working("计算：3 + 5") == "计算：3 + 5"  # no end before it: the sum's own
+
+
+@pytest.mark.parametrize("line", ["15、解答下列各题。", "按要求完成下列各题", "五、回答下列问题：", "计算下列各题（每题4分）",
+                                  "解下列方程", "阅读下面的材料，回答问题。", "（）五、回答下列问题", "] 按要求完成下列各题。",
+                                  "1) Answer the following questions.", "Section 6: Choose the best answer.",
+                                  "Part II Short answer questions", "Complete the following sentences:"])
+def test_a_lead_in_to_the_parts_below_is_a_header(line):
+    assert is_lead_in(line) and is_header(line)
+
+
+@pytest.mark.parametrize("line", ["下列物质中属于纯净物的是（ ）", "下列各题中哪个是正确的？", "用下列方法解方程：x² = 4",
+                                  "Which of the following is a metal?", "Answer the following question: what is 2 + 3?",
+                                  "Choose the correct word: He ___ to school."])
+def test_a_problem_that_speaks_of_what_follows_is_no_lead_in(line):
+    assert not is_lead_in(line) and not is_header(line)
+
+
+@pytest.mark.parametrize("line, rest", [("Q17Fill in the blank", "Fill in the blank"), ("a) Solve x + 1 = 2", "Solve x + 1 = 2"),
+                                        ("(b) 求它的面积。", "求它的面积。"), ("Qatar is a country", "Qatar is a country"),
+                                        ("a) and b) are equal", "a) and b) are equal")])
+def test_a_label_run_into_its_word_and_a_parts_letter_go_with_the_number(line, rest):
+    assert strip_number(line) == rest
+
+
+@pytest.mark.parametrize("line, rest", [
+    ("3/4③ （2分） 辛亥革命爆发于哪一年？", "辛亥革命爆发于哪一年？"),  # a teacher's score before the circled number
+    ("①2、3分)计算CO₂的相对分子质量。", "计算CO₂的相对分子质量。"),  # ⑫ read apart; the note lost its "("
+    ("[11)] Find the slope of the line.", "Find the slope of the line."), ("22.」一个直角三角形", "一个直角三角形"),
+    ("] Find the slope", "Find the slope"),
+    ("①2.5 kg 的水", "2.5 kg 的水"), ("（用时10分）", "（用时10分）"), ("用时10分)", "用时10分)"),
+])
+def test_what_a_pen_or_the_recogniser_leaves_around_the_number_goes_with_it(line, rest):
+    assert strip_number(strip_ticks(line)) == rest
