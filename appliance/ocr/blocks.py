@@ -653,7 +653,8 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
         # A line that goes on with the sentence above ("6). (3 marks)" under 「…and (3,」)
         # starts no problem, and is no header though its words look like a number alone.
         wrapped = bool(blocks) and (continues_bracket(blocks[-1][-1].text, row.text)
-                                    or continues_quantity(blocks[-1][-1].text, row.text))
+                                    or continues_quantity(blocks[-1][-1].text, row.text)
+                                    or not kinds[-1][0] and gives_after_colon(blocks[-1][-1].text, row.text))
         numbered = not sub and not wrapped and (starts_problem(row.text, sub_questions_start)
                                                 or led_in and PART.match(row.text) is not None)
         header = not wrapped and (starts_answer(row.text) or is_header(row.text)
@@ -703,6 +704,13 @@ def next_part(line: str, part: int, rows: list[Row]) -> int:
     if number is None or number != part + 1:
         return 0
     return number if part or stem_asks(" ".join(r.text for r in rows)) else 0
+
+
+def gives_after_colon(above: str, line: str) -> bool:
+    """The line gives what a problem's line ending on a colon asks for ("Translate into
+    Chinese:" ⏎ "Practice makes perfect."): no header, though its words may look like a
+    title's, and no new problem unless it starts with a number."""
+    return above.rstrip().endswith((":", "：")) and PART.match(line) is None and not TOP_LEVEL.match(line)
 
 
 def continues_bracket(above: str, line: str) -> bool:

@@ -41,9 +41,10 @@ _BARE = (r"(?:\d{1,2}(?![\d.．,，])(?=\s?(?![个只名岁年月日时分秒米
          r"|\d{1,2}(?=\s?[（(【\[]\s*\d{1,3}\s*(?:分|points?|marks?)))")
 # A score note: "（5分）" "(5 points)" "[3 marks]" "(每题4分)" "（本小题满分10分）", its
 # opening bracket perhaps read as a zero (「012分)」).
-# An English note's closing bracket is read as l or | in some fonts ("[4 markl").
+# An English note's closing bracket is read as l or | in some fonts ("[4 markl"), or lost
+# before the problem's first word ("[5 pointsWhat is…").
 _SCORE_NOTE = (r"(?:[（(\[【]|(?<![\d.])[0O](?=\d{1,2}\s*分\s*[)）]))\s*(?:每(?:小)?题|共|本(?:小)?题(?:满分)?)?\s*\d{1,3}\s*"
-               r"(?:(?:分|points?|pts?|ps|marks?)[^)）\]】]{0,12}[)）\]】]|(?:points?|marks?)(?-i:[l|]))")
+               r"(?:(?:分|points?|pts?|ps|marks?)[^)）\]】]{0,12}[)）\]】]|(?:points?|marks?)(?-i:[l|]|(?=[A-Z][a-z])))")
 # Any word and a number with the problem's score note after it: a label this code does not
 # know ("Task 3", "Aufgabe 3"), or a known one partly covered by a finger or pen ("crcise 7
 # (本题2分)" for "Exercise 7").
@@ -89,9 +90,10 @@ _ASKS = re.compile(r"[?？=＝]|求|计算|解|多少|哪|什么|为什么|怎�
 # Marks a teacher or student puts beside a problem: ticks, crosses, circles, stars.
 MARK_CHARS = set("√✓✔✗✘×VvXxOoCc○●◯◎□■☆★*·•.,，。") | {chr(c) for c in range(0x2460, 0x2474)}
 
-# A tick or cross at the end of a line is a mark beside the problem, never part of it
+# A tick or cross at the end of a line (after the problem's end, also read as X or V) is a
+# mark beside the problem, never part of it
 # (a root sign √ is always followed by what it takes the root of).
-_TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】\]］])\s*[Xx×]\s*$")
+_TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】\]］])\s*[XxVv×]\s*$")
 # Before the problem: a tick or cross; right before a problem number, also a root sign, a star
 # drawn in the margin (☆ 10.), or a circle, cross or tick read as a letter (O9., X9), V【2】), or a score the teacher wrote
 # (「+2 第3题」, 「-1第11题」, "-2 Ex. 1", "3/5 12.", 「4⑥」, 「3/4③」, "8 7.") or a score note that lost its brackets (「3分Exercise1」).

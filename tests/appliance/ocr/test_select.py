@@ -1011,3 +1011,10 @@ def test_a_row_that_closes_the_bracket_its_problem_left_open_is_no_figure():
     boxes = [box("11)一个圆的半径是3厘米，它的", 500, 520, 360), box("周长是多少厘米？（π取", 540, 565, 300),
              box("3.14)", 540, 605, 80), box("（）", 780, 612, 90)]
     assert arrange_page(boxes, SIZE).text == "一个圆的半径是3厘米，它的周长是多少厘米？（π取3.14)"
+
+
+def test_what_a_line_ending_on_a_colon_asks_for_is_the_problems_though_it_reads_like_a_title():
+    # "Practice makes perfect." would be a sheet's title ("practice", short, asks nothing)
+    boxes = [box("10. Translate into Chinese:", 375, 560, 500), box("Practice makes perfect.", 460, 612, 430),
+             box("11. An object with a mass of 2 kg moves at 3 m/s.", 375, 760, 620)]
+    assert arrange_page(boxes, SIZE).text == "Translate into Chinese: Practice makes perfect."

@@ -17,7 +17,9 @@ def test_a_tick_read_as_v_before_the_number_is_a_mark(line, rest):
 def test_an_english_score_note_whose_bracket_was_read_as_a_letter_is_left_out():
     assert strip_number("[4 markl In what year did Columbus reach the Americas?") == \
         "In what year did Columbus reach the Americas?"
-    assert strip_number("[4 marksIn what year?") == "[4 marksIn what year?"  # no bracket at all: left as read
+    # the closing bracket lost before the problem's first word
+    assert strip_number("[5 pointsWhat is the comparative form of \"good\"?") == "What is the comparative form of \"good\"?"
+    assert strip_number("[4 marks in all") == "[4 marks in all"  # no bracket and no word run on: left as read
 
 
 @pytest.mark.parametrize("line", ["第一题（5分）", "Homework 3, Question 1", "Question 2", "一、选择题（每题 5 分）",
@@ -369,3 +371,10 @@ def test_a_label_run_into_its_word_and_a_parts_letter_go_with_the_number(line, r
 ])
 def test_what_a_pen_or_the_recogniser_leaves_around_the_number_goes_with_it(line, rest):
     assert strip_number(strip_ticks(line)) == rest
+
+
+@pytest.mark.parametrize("line, rest", [("第二次世界大战爆发于哪一年? V", "第二次世界大战爆发于哪一年?"),
+                                        ("What is the voltage? v", "What is the voltage?"),
+                                        ("电压是 6 V", "电压是 6 V"), ("Find x in 2x = V", "Find x in 2x = V")])
+def test_a_tick_read_as_v_after_the_problems_end_is_a_mark(line, rest):
+    assert strip_ticks(line) == rest
