@@ -20,9 +20,11 @@ from __future__ import annotations
 import re
 import unicodedata
 
-# Characters a recogniser confuses, each folded to one of its set.
+# Characters a recogniser confuses, each folded to one of its set; Greek capitals drawn as
+# Latin ones (「10 Ν」 with a Greek Nu) as those.
 _CONFUSED = str.maketrans({"O": "0", "o": "0", "〇": "0", "I": "1", "l": "1", "|": "1", "×": "x", "X": "x",
-                           "。": ".", "·": ".", "—": "-", "－": "-", "−": "-"})
+                           "。": ".", "·": ".", "—": "-", "－": "-", "−": "-",
+                           **dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "ABEZH1KMN0PTYx"))})
 # A problem number or a mark left before the question: one or two digits, a circled
 # number (NFKC reads ⑧ as 8), a tick or cross.
 _LEADING = re.compile(r"^(?:\d{1,2}|[√✓✔x])[.)]?")

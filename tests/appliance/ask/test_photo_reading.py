@@ -17,6 +17,7 @@ from appliance.ask.photo_reading import camera_form, reads_as
      "一个质量为 2 kg 的物体受到 10 N 的合外力作用，求它的加速度大小。"),  # N read as the numeral Ⅳ
     ("在等差数列 {an} 中，a₁ = 2，公差 d = 3，求前 10 项和 S₁00", "在等差数列 {aₙ} 中，a₁ = 2，公差 d = 3，求前 10 项和 S₁₀。"),
     ("在等比数列{an}中，a₁=3，公比q=2，求a5o", "在等比数列 {aₙ} 中，a₁ = 3，公比 q = 2，求 a₅。"),  # its 。 read as 0 or o
+    ("一个质量为 5 kg 的物体受到 10 Ν 的合外力作用", "一个质量为 5 kg 的物体受到 10 N 的合外力作用"),  # a Greek Nu
 ])
 def test_what_a_camera_confuses_is_the_same_question(read, printed):
     assert reads_as(read, printed)
