@@ -12,13 +12,15 @@ different number, word or sign is never folded into a match.
 The recogniser also says which characters it nearly read as another (its look-alikes:
 游 for 语, q for g). A reading that differs from the printed question only there, at a
 few characters, reads as it too, unless the character is a digit or a letter standing
-alone (a variable: 「与 y 轴」 is not 「与 x 轴」).
+alone (a variable: 「与 y 轴」 is not 「与 x 轴」). So does one that lacks a letter of a word or
+index the recogniser nearly read where it read none (the lowered n of 「{aₙ}」 read 「{a}」).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from difflib import SequenceMatcher
 
 # Characters a recogniser confuses, each folded to one of its set; Greek capitals drawn as
 # Latin ones (「10 Ν」 with a Greek Nu) as those.
@@ -69,17 +71,33 @@ def reads_as(read: str, question: str, look_alikes: tuple[tuple[str, str], ...] 
 
 def _folded_pair(pair: tuple[str, str]) -> tuple[str, str] | None:
     read, other = (camera_form(ch) for ch in pair)
-    return (read, other) if len(read) == len(other) == 1 and read != other else None
+    return (read, other) if len(read) <= 1 and len(other) == 1 and read != other else None
 
 
 def _differs_by_look_alikes(seen: str, printed: str, level: str, pairs: set[tuple[str, str]]) -> bool:
-    """``seen`` is ``printed`` but for a few look-alikes (``level``: the printed text's
-    :func:`level_form`, which tells a letter from a digit)."""
-    if len(seen) != len(printed):
+    """``seen`` is ``printed`` but for a few look-alikes: a character read as its look-alike,
+    or a letter of a word or index the recogniser nearly read where it read none ("", c)
+    (``level``: the printed text's :func:`level_form`, which tells a letter from a digit)."""
+    if seen == printed:
+        return True
+    if not pairs:
         return False
-    differ = [i for i, (a, b) in enumerate(zip(seen, printed)) if a != b]
-    return len(differ) <= LOOK_ALIKES_MOST and all(
-        (seen[i], printed[i]) in pairs and not _carries_meaning(level, i) and not seen[i].isdigit() for i in differ)
+    edits = 0
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, seen, printed, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        if op == "replace" and i2 - i1 == j2 - j1:
+            alike = all((seen[i], printed[j]) in pairs and not seen[i].isdigit() and not _carries_meaning(level, j)
+                        for i, j in zip(range(i1, i2), range(j1, j2)))
+        elif op == "insert":
+            alike = all(("", printed[j]) in pairs and level[j].isascii() and level[j].isalpha()
+                        and not _carries_meaning(level, j) for j in range(j1, j2))
+        else:
+            return False
+        if not alike:
+            return False
+        edits += j2 - j1
+    return edits <= LOOK_ALIKES_MOST
 
 
 def _carries_meaning(text: str, i: int) -> bool:

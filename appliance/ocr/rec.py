@@ -50,7 +50,8 @@ class Reading:
     confidence: float
     # Output time step of each character (column ``STRIDE * step`` of the 48-px crop).
     steps: tuple[int, ...] = ()
-    # (read, runner-up) for each character the recogniser nearly read as another.
+    # (read, runner-up) for each character the recogniser nearly read as another; ("", c)
+    # for a character c it nearly read where it read none.
     look_alikes: tuple[tuple[str, str], ...] = ()
 
 
@@ -135,7 +136,7 @@ class TextRecognizer:
             return Reading("", 0.0)
         text = "".join(self.characters[best[keep]])
         return Reading(text, float(probs[keep, best[keep]].mean()), tuple(np.flatnonzero(keep).tolist()),
-                       self.look_alikes(probs[keep], best[keep]))
+                       self.look_alikes(probs[keep], best[keep]) + self.nearly_kept(probs, best))
 
     def look_alikes(self, kept: np.ndarray, chosen: np.ndarray) -> tuple[tuple[str, str], ...]:
         """(character, runner-up) where the runner-up, not the blank, came close."""
@@ -149,6 +150,26 @@ class TextRecognizer:
         second = others.argmax(axis=1)
         close = others[np.arange(len(second)), second] >= least
         return tuple(dict.fromkeys(zip(self.characters[chosen[close]].tolist(), self.characters[second[close]].tolist())))
+
+
+    def nearly_kept(self, probs: np.ndarray, best: np.ndarray) -> tuple[tuple[str, str], ...]:
+        """("", character) for a character that came close at a step read as the blank: one
+        the reading may have dropped (the lowered n of aₙ). Not the character read before or
+        after the step, whose tail or head such a step is."""
+        least = self.params.look_alike_least
+        steps = np.flatnonzero((best == 0) & (probs[:, 0] < 1.0 - least))
+        read = np.flatnonzero(best != 0)
+        if not len(steps) or not len(read):
+            return ()
+        others = probs[steps]  # a copy
+        others[:, 0] = 0.0
+        second = others.argmax(axis=1)
+        close = others[np.arange(len(steps)), second] >= least
+        at = np.searchsorted(read, steps)  # the first character read after each step
+        before = best[read[np.maximum(at - 1, 0)]]
+        after = best[read[np.minimum(at, len(read) - 1)]]
+        dropped = close & (second != before) & (second != after)
+        return tuple(dict.fromkeys(("", ch) for ch in self.characters[second[dropped]].tolist()))
 
 
 def plan_batches(widths: list[int], params: RecParams, threads: int = 1) -> list[list[int]]:

@@ -46,6 +46,7 @@ def test_the_camera_form_folds_only_confusable_characters():
     ("求loq28的值。", "求 log₂8 的值。", (("q", "g"),)),
     ("X《论游》主要记录了谁的言行？", "《论语》主要记录了谁的言行？", (("游", "语"), ("X", "K"))),  # a cross before it too
     ("What is the Sl unit of farce?", "What is the SI unit of force?", (("a", "o"),)),
+    ("在等比数列{a}中，a₁=3，公比q=2，求a₅0", "在等比数列 {aₙ} 中，a₁ = 3，公比 q = 2，求 a₅。", (("", "n"),)),  # ₙ not read
 ])
 def test_a_character_the_recogniser_nearly_read_as_the_printed_one_reads_as_it(read, printed, look_alikes):
     assert not reads_as(read, printed)
@@ -59,6 +60,8 @@ def test_a_character_the_recogniser_nearly_read_as_the_printed_one_reads_as_it(r
     ("选 B", "选 8", (("B", "8"),)),
     ("《论游》主要记灵了准的言行？", "《论语》主要记录了谁的言行？", (("游", "语"), ("灵", "录"), ("准", "谁"))),  # too many
     ("肺循环开始于心脏的哪个腔？", "体循环开始于心脏的哪个腔？", (("游", "语"),)),  # not this character's
+    ("求 f(2) 的值", "求 f(-2) 的值", (("", "-"),)), ("是否充分燃烧", "是否不充分燃烧", (("", "不"),)),  # only a word's letter
+    ("与 轴的交点", "与 x 轴的交点", (("", "x"),)),  # not a variable
 ])
 def test_a_difference_the_recogniser_did_not_doubt_or_that_carries_meaning_stays(read, printed, look_alikes):
     assert not reads_as(read, printed, look_alikes)

@@ -97,6 +97,15 @@ def test_a_character_whose_runner_up_came_close_has_it_as_a_look_alike():
     assert rec.decode(one_hot([4, 0, 3])).look_alikes == ()
 
 
+def test_a_character_that_came_close_where_the_blank_won_is_kept_as_perhaps_dropped():
+    rec = TextRecognizer(FakeBackend(), ["<blank>", "a", "n", "}", "{"])
+    probs = one_hot([4, 1, 0, 0, 3])  # "{a}" with two blank steps between a and }
+    probs[2] = [0.55, 0.05, 0.4, 0.0, 0.0]  # the lowered n nearly read
+    probs[3] = [0.6, 0.35, 0.05, 0.0, 0.0]  # a's tail: the character before is no dropped one
+    reading = rec.decode(probs)
+    assert reading.text == "{a}" and reading.look_alikes == (("", "n"),)
+
+
 def test_recognition_is_batched_and_answers_in_input_order():
     crops = [np.zeros((48, w, 3), np.uint8) for w in (400, 80, 410, 90)]
 
