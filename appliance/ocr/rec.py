@@ -140,36 +140,36 @@ class TextRecognizer:
 
     def look_alikes(self, kept: np.ndarray, chosen: np.ndarray) -> tuple[tuple[str, str], ...]:
         """(character, runner-up) where the runner-up, not the blank, came close."""
-        least = self.params.look_alike_least
-        doubted = kept[np.arange(len(chosen)), chosen] < 1.0 - least  # else no runner-up can come close
+        doubted = kept[np.arange(len(chosen)), chosen] < 1.0 - self.params.look_alike_least  # else none came close
         if not doubted.any():
             return ()
-        others, chosen = kept[doubted], chosen[doubted]  # a copy
-        others[np.arange(len(chosen)), chosen] = 0.0
-        others[:, 0] = 0.0  # the blank: a character perhaps not there is no look-alike
-        second = others.argmax(axis=1)
-        close = others[np.arange(len(second)), second] >= least
+        chosen = chosen[doubted]
+        second, close = self._runners_up(kept[doubted], chosen)
         return tuple(dict.fromkeys(zip(self.characters[chosen[close]].tolist(), self.characters[second[close]].tolist())))
-
 
     def nearly_kept(self, probs: np.ndarray, best: np.ndarray) -> tuple[tuple[str, str], ...]:
         """("", character) for a character that came close at a step read as the blank: one
         the reading may have dropped (the lowered n of aₙ). Not the character read before or
         after the step, whose tail or head such a step is."""
-        least = self.params.look_alike_least
-        steps = np.flatnonzero((best == 0) & (probs[:, 0] < 1.0 - least))
+        steps = np.flatnonzero((best == 0) & (probs[:, 0] < 1.0 - self.params.look_alike_least))
         read = np.flatnonzero(best != 0)
         if not len(steps) or not len(read):
             return ()
-        others = probs[steps]  # a copy
-        others[:, 0] = 0.0
-        second = others.argmax(axis=1)
-        close = others[np.arange(len(steps)), second] >= least
+        second, close = self._runners_up(probs[steps], best[steps])
         at = np.searchsorted(read, steps)  # the first character read after each step
         before = best[read[np.maximum(at - 1, 0)]]
         after = best[read[np.minimum(at, len(read) - 1)]]
         dropped = close & (second != before) & (second != after)
         return tuple(dict.fromkeys(("", ch) for ch in self.characters[second[dropped]].tolist()))
+
+    def _runners_up(self, rows: np.ndarray, chosen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's best class other than ``chosen`` and the blank, and whether it reached
+        ``look_alike_least``."""
+        others = rows.copy()
+        others[np.arange(len(chosen)), chosen] = 0.0
+        others[:, 0] = 0.0  # the blank: a character perhaps not there is no look-alike
+        second = others.argmax(axis=1)
+        return second, others[np.arange(len(second)), second] >= self.params.look_alike_least
 
 
 def plan_batches(widths: list[int], params: RecParams, threads: int = 1) -> list[list[int]]:
