@@ -420,6 +420,7 @@ class AskService:
         read as the printed one), if one does."""
         decision, ranked = self._verified(question, watch)
         if photo and decision.abstained:
+            # the verifier's closest first, then every other candidate the search found
             printed = next((e["question"] for _, e in [*decision.similar, *ranked]
                             if reads_as(question, e["question"], look_alikes)), None)
             if printed is not None:

@@ -32,7 +32,7 @@ from appliance.ocr.result import OcrLine
 from appliance.wording.problem_text import (PART, SCORE, TOP_LEVEL, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_question, ends_sentence, ends_with_score, is_caption, is_header, is_lead_in,
                                             is_answer_bracket, is_label, is_label_after, is_mark, is_number_alone, is_options,
-                                            is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_section_label, is_stray,
+                                            is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_section_label, is_signed_score, is_stray,
                                             reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
                                             starts_problem, starts_sub_questions, stem_asks, strip_number, strip_ticks,
                                             without_working)
@@ -327,7 +327,7 @@ def to_row(boxes: list[TextBox], size: tuple[int, int], params: BlockParams = Bl
 def isolated_mark(box: TextBox, boxes: list[TextBox], unit: float, params: BlockParams) -> bool:
     """A mark, or a score with its sign (a teacher's "+5" in the margin), standing apart: no
     other box on its row within ``mark_gap`` line heights."""
-    if not (is_mark(box.text) or _SIGNED_SCORE.match(box.text)):
+    if not (is_mark(box.text) or is_signed_score(box.text)):
         return False
     right = float(box.quad[:, 0].max())
     for other in boxes:
@@ -337,9 +337,6 @@ def isolated_mark(box: TextBox, boxes: list[TextBox], unit: float, params: Block
         if gap < params.mark_gap * unit and not is_mark(other.text):
             return False
     return True
-
-
-_SIGNED_SCORE = re.compile(r"^\s*[+\-－−]\d{1,2}\s*$")
 
 
 def trailing_stray(box: TextBox, boxes: list[TextBox], unit: float, params: BlockParams) -> bool:

@@ -369,6 +369,14 @@ def is_scribble(text: str) -> bool:
     return sum(ch in "mnwuvMNWUV" for ch in letters) >= 0.8 * len(letters)
 
 
+_SIGNED_SCORE = re.compile(r"^\s*[+\-－−]\d{1,2}\s*$")
+
+
+def is_signed_score(text: str) -> bool:
+    """A score with its sign, as a teacher writes it ("+5", "-2")."""
+    return _SIGNED_SCORE.match(text) is not None
+
+
 def is_stray(text: str) -> bool:
     """Short marks or figures that are not a problem's words when they stand apart after
     a line: a hand-written score ("12", "-2", "+3"), a cross, a circled number, another
