@@ -46,7 +46,8 @@ class BlockParams:
     problem_gap: float = 0.9  # empty line heights that separate two regions
     gutter: float = 1.5  # empty line heights that separate two columns
     column_rows: int = 3  # a gutter down the whole page has this many rows on either side...
-    spanning_rows: int = 3  # ...under as many rows at the top (a title) that may run across it
+    # ...under up to this many rows at the top (a title, a textbook's lines of reading) that may run across it
+    spanning_rows: int = 6
     # ...and may be as narrow as this (wider than a space between words: no box on any row
     # below the title crosses it), with this many rows on either side...
     page_gutter: float = 0.5
@@ -518,7 +519,7 @@ def xy_cut(boxes: list[TextBox], unit: float, params: BlockParams,
 def page_gutters(boxes: list[TextBox], unit: float, params: BlockParams) -> Gutters:
     """The empty gutters (x from, x to) that run down the whole page between columns of
     ``column_rows`` rows or more, leaving out up to ``spanning_rows`` rows at the top and
-    one at the bottom that may run across them (a title, a footer). A gutter narrower
+    one at the bottom that may run across them (a title or a paragraph of reading, a footer). A gutter narrower
     than ``gutter`` counts only between columns of ``narrow_rows`` rows or more, and one
     narrower than ``page_gutter`` not where every row on both sides reaches it: lines each
     found in two pieces at the same place are no columns. A cross the detector ran a box

@@ -99,6 +99,23 @@ def test_two_columns_under_a_title_that_runs_across_the_gutter_are_not_read_acro
     assert "【19】《孔乙己》的作者是谁？" in layout.page_text.splitlines()
 
 
+def test_two_columns_under_a_paragraph_that_runs_across_the_gutter_are_not_read_across():
+    # a textbook page: five lines of reading run across both columns above the exercises,
+    # set too close to them to be a band of their own
+    prose = [box(f"阅读材料时，可以先浏览标题和小结，再细读每一段的要点，第{i}行。", 100, 250 + 50 * i, 1400)
+             for i in range(5)]
+    heading = box("习题7.1", 100, 500, 200)
+    left = [box(f"{n}．{q}", 100, 550 + 50 * i, 560) for i, (n, q) in enumerate(
+        [(30, "解方程组：x + y = 10，x - y = 4"), (31, "光合作用的场所是哪里？"), (32, "光在真空中的传播速度约是多少？"),
+         (33, "已知集合 A = {1, 2, 3}，求 A 的子集个数。"), (34, "秦朝建立于哪一年？")])]
+    right = [box(f"{n}．{q}", 900, 550 + 50 * i, 560) for i, (n, q) in enumerate(
+        [(42, "“白日依山尽”的下一句是什么？"), (43, "人体最大的消化腺是什么？"), (44, "世界上面积最大的大洋是哪个？"),
+         (45, "第二次世界大战结束于哪一年？"), (46, "计算：sin 30° + cos 60°")])]
+    layout = arrange_page([*prose, heading, *left, *right], SIZE)
+    assert layout.text == "光合作用的场所是哪里？"
+    assert "43．人体最大的消化腺是什么？" in layout.page_text.splitlines()
+
+
 def test_the_next_columns_remnant_close_before_a_problem_number_is_left_out():
     # 「的复数」 is the end of the left column's line, cut by the frame, 20 px before "No.14"
     boxes = [box("No.13 Which organelle is known as the powerhouse of the cell?", 170, 470, 1000),
