@@ -74,6 +74,8 @@ _SECTION = re.compile(rf"^\s*(?:[{CN_DIGITS}]+\s*[、.．]\s*[^\s（(\[【]{{0,8
 # A section heading with a short label and nothing else: 「三、基础知识」 「一、解方程（每题4分）」
 # (「十一、解方程：2x+3=13」 is a problem).
 _SECTION_LABEL = re.compile(rf"^\s*[{CN_DIGITS}]{{1,3}}\s*[、.．]\s*[\u4e00-\u9fff]{{2,8}}\s*(?:{_SCORE_NOTE})?\s*$")
+# A workbook's section label set in brackets, alone on its line: 【能力提升】 〔拓展延伸〕 [基础训练]
+_BRACKETED_LABEL = re.compile(r"^[【〔\[［]\s*[\u4e00-\u9fff]{2,8}\s*[】〕\]］]$")
 # Where the answer space begins: 「解：」 「答：」 "Answer:" at the start of a line, or right after
 # the problem's last sentence or score note. What follows is the student's writing.
 _ANSWER = re.compile(r"^\s*(?:解|答|(?i:answer|solution|ans\.?))\s*[:：]")
@@ -148,13 +150,14 @@ def is_number_alone(line: str) -> bool:
 
 def is_header(line: str) -> bool:
     """A line that belongs to no problem: a title, a name/class line, a section heading,
-    a lead-in (:func:`is_lead_in`) or a label alone ("第一题（5分）", "Question 1", "Homework 3")."""
+    a lead-in (:func:`is_lead_in`) or a label alone ("第一题（5分）", "Question 1", "Homework 3",
+    【能力提升】)."""
     text = line.strip()
     if not text:
         return False
     if is_number_alone(text) or is_lead_in(text):
         return True
-    if (_SECTION.match(text) and len(text) <= 24) or _SECTION_LABEL.match(text):
+    if (_SECTION.match(text) and len(text) <= 24) or _SECTION_LABEL.match(text) or _BRACKETED_LABEL.match(text):
         return True
     if _HEADER_WORDS.search(text) and (len(text) <= 40 or not _ASKS.search(text)):
         return True

@@ -1,5 +1,7 @@
 """Question selection: blocks on the page, the framed problem, its number and header left out."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -114,6 +116,20 @@ def test_two_columns_under_a_paragraph_that_runs_across_the_gutter_are_not_read_
     layout = arrange_page([*prose, heading, *left, *right], SIZE)
     assert layout.text == "光合作用的场所是哪里？"
     assert "43．人体最大的消化腺是什么？" in layout.page_text.splitlines()
+
+
+def test_a_section_label_in_brackets_at_the_centre_is_no_problem():
+    # 【能力提升】 between two problems, the first of which ends on a formula with no full stop
+    boxes = [box("14. （本题2分）解方程：2x + 3 = 11", 450, 400, 820, h=70),
+             box("【能力提升】", 500, 495, 310, h=70),
+             box("15. 在等比数列 {aₙ} 中，a₁ = 3，公比 q = 2，求 a₅。", 450, 590, 1140, h=70),
+             box("16. 地球自转一周的时间大约是多少？", 450, 850, 760, h=70)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "在等比数列 {aₙ} 中，a₁ = 3，公比 q = 2，求 a₅。"
+    assert "【能力提升】" in layout.page_text.splitlines()
+    # framed on the problem above it, the label is no part of that problem either
+    lower = [replace(b, quad=b.quad + np.float32([0, 170])) for b in boxes]
+    assert arrange_page(lower, SIZE).text == "解方程：2x + 3 = 11"
 
 
 def test_the_next_columns_remnant_close_before_a_problem_number_is_left_out():

@@ -151,6 +151,16 @@ def test_a_section_heading_with_a_short_label_is_a_header(line):
     assert is_header(line)
 
 
+@pytest.mark.parametrize("line", ["【能力提升】", "【基础巩固】", "〔拓展延伸〕", "[基础训练]"])
+def test_a_section_label_in_brackets_is_a_header(line):
+    assert is_header(line)
+
+
+@pytest.mark.parametrize("line", ["【5】解方程：2x + 3 = 13", "【答案】见解析", "[1.5, 2] 上函数的最大值是多少？"])
+def test_a_bracketed_number_or_word_before_text_is_no_section_label(line):
+    assert not is_header(line)
+
+
 @pytest.mark.parametrize("line", ["十一、解方程：2x + 3 = 13", "三、光合作用的场所是哪里？"])
 def test_a_chinese_numbered_problem_is_no_section_heading(line):
     assert not is_header(line)
