@@ -19,6 +19,8 @@ def test_an_english_score_note_whose_bracket_was_read_as_a_letter_is_left_out():
         "In what year did Columbus reach the Americas?"
     # the closing bracket lost before the problem's first word
     assert strip_number("[5 pointsWhat is the comparative form of \"good\"?") == "What is the comparative form of \"good\"?"
+    assert strip_number("[5 points What is the comparative form of \"good\"?") == \
+        "What is the comparative form of \"good\"?"  # ...with the space before it read
     assert strip_number("[4 marks in all") == "[4 marks in all"  # no bracket and no word run on: left as read
 
 
