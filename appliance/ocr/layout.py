@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -44,23 +45,24 @@ class TextBox:
     # (read, runner-up) characters the recogniser nearly read otherwise (``Reading.look_alikes``).
     look_alikes: tuple[tuple[str, str], ...] = ()
 
-    @property
+    # The box's extents, worked out once: the layout asks for them many times.
+    @cached_property
     def height(self) -> float:
         return quad_size(self.quad)[1]
 
-    @property
+    @cached_property
     def top(self) -> float:
         return float(self.quad[:, 1].min())
 
-    @property
+    @cached_property
     def bottom(self) -> float:
         return float(self.quad[:, 1].max())
 
-    @property
+    @cached_property
     def centre_y(self) -> float:
         return float(self.quad[:, 1].mean())
 
-    @property
+    @cached_property
     def left(self) -> float:
         return float(self.quad[:, 0].min())
 
