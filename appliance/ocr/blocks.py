@@ -524,21 +524,47 @@ def page_gutters(boxes: list[TextBox], unit: float, params: BlockParams) -> Gutt
     narrower than ``page_gutter`` not where every row on both sides reaches it: lines each
     found in two pieces at the same place are no columns. A cross the detector ran a box
     on over does not close a gutter (:func:`without_ticks`), and score notes set at the
-    right are no column (:func:`split_columns`)."""
+    right are no column (:func:`split_columns`). Where leaving out more of the rows at the
+    top shows more gutters (a name line across the second of three columns), or leaving
+    out the page's headings does (「四、选择题（本大题共5小题）」 midway down, wider than its
+    column: :func:`_heading`), those count."""
+    found = _page_gutters(boxes, unit, params)
+    rows = group_rows(boxes)
+    # headings below the rows at the top (those are left out anyway)
+    if any(_heading(b.text) for row in rows[params.spanning_rows:] for b in row):
+        without = _page_gutters([b for b in boxes if not _heading(b.text)], unit, params)
+        found = without if len(without) > len(found) else found
+    return found
+
+
+def _page_gutters(boxes: list[TextBox], unit: float, params: BlockParams) -> Gutters:
+    """The most gutters found under the fewest top rows left out: from the first number of
+    top rows that shows gutters, one row more at a time while that shows more."""
     rows = group_rows([without_ticks(b) for b in boxes])
+    found: Gutters = ()
     for top in range(params.spanning_rows + 1):
-        for bottom in (0, 1):
-            rest = [b for row in rows[top:len(rows) - bottom] for b in row]
-            columns = split_columns(rest, unit, params, params.column_rows, params.flush_gutter)
-            pairs = list(zip(columns or [], (columns or [])[1:]))
-            if any(_gap(a, c) < params.gutter * unit for a, c in pairs) \
-                    and (any(len(group_rows(c)) < params.narrow_rows for c in columns or [])
-                         or any(_gap(a, c) < params.page_gutter * unit and _flush(a, c, params.gutter * unit)
-                                for a, c in pairs)):
-                columns = split_columns(rest, unit, params, params.column_rows)
-            if columns:
-                return tuple((max(_right(b) for b in a), min(b.left for b in c)) for a, c in zip(columns, columns[1:]))
-    return ()
+        gutters = _gutters(rows[top:], unit, params) or _gutters(rows[top:-1], unit, params)
+        if found and len(gutters) <= len(found):
+            break
+        found = gutters if len(gutters) > len(found) else found
+    return found
+
+
+def _gutters(rows: list[list[TextBox]], unit: float, params: BlockParams) -> Gutters:
+    rest = [b for row in rows for b in row]
+    columns = split_columns(rest, unit, params, params.column_rows, params.flush_gutter)
+    pairs = list(zip(columns or [], (columns or [])[1:]))
+    if any(_gap(a, c) < params.gutter * unit for a, c in pairs) \
+            and (any(len(group_rows(c)) < params.narrow_rows for c in columns or [])
+                 or any(_gap(a, c) < params.page_gutter * unit and _flush(a, c, params.gutter * unit) for a, c in pairs)):
+        columns = split_columns(rest, unit, params, params.column_rows)
+    return tuple((max(_right(b) for b in a), min(b.left for b in c)) for a, c in zip(columns or [], (columns or [])[1:]))
+
+
+def _heading(text: str) -> bool:
+    """A heading, title or name line: it belongs to no column, and may run across a gutter
+    anywhere on the page (「四、选择题（本大题共5小题）」 over two columns of a table)."""
+    return is_header(text) and not is_number_alone(text) and not _is_annotation(text)
 
 
 def without_ticks(box: TextBox) -> TextBox:

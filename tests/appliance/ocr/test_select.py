@@ -132,6 +132,39 @@ def test_a_section_label_in_brackets_at_the_centre_is_no_problem():
     assert arrange_page(lower, SIZE).text == "解方程：2x + 3 = 11"
 
 
+def test_three_narrow_columns_under_a_name_line_that_crosses_one_gutter_are_read_apart():
+    # a page shot from far: three columns of short lines, gutters under one line height;
+    # the name line at the top runs over the second gutter only
+    qs = ["第一次世界大战", "爆发于哪一年？", "秦朝建立于哪一", "年？(4分)", "鸦片战争爆发于", "哪一年？(6分)",
+          "中国共产党第一", "次全国代表大会", "是哪一年召开的？", "“开元盛世”出", "现在哪位皇帝？", "辛亥革命爆发于"]
+    rows = [(i, 395 + 34 * i) for i in range(len(qs))]
+    numbered = {0: "(14) ", 2: "(15) ", 4: "(16) ", 6: "(17) ", 9: "(18) "}
+    first = [box(f"({n}) 中华人民共和国成立" if i % 2 == 0 else "是哪一年?", 290, y, 215, h=34)
+             for (i, y), n in zip(rows, range(9, 21))]
+    second = [box(numbered.get(i, "") + q, 550, y, 215, h=34) for (i, y), q in zip(rows, qs)]
+    third = [box(f"({n}) 已知集合 A = {{1" if i % 2 == 0 else "2, 3}，求 A∪B。", 805, y, 220, h=34)
+             for (i, y), n in zip(rows, range(21, 33))]
+    top = [box("九年级历史 基础训练", 507, 290, 314, h=45), box("学校:", 323, 345, 60, h=34),
+           box("班级:", 529, 345, 62, h=34), box("姓名: ____", 738, 348, 64, h=34), box("考号:", 949, 350, 63, h=34)]
+    layout = arrange_page([*top, *first, *second, *third], (1280, 960))
+    assert layout.text == "秦朝建立于哪一年？"
+
+
+def test_a_heading_that_runs_across_the_gutter_midway_down_the_page_does_not_close_it():
+    # a table of problems in two columns, rows close together; a section heading below the
+    # first rows is wider than its column and runs across the gutter
+    left = ["Q24 Change into the passive", "voice: Tom cleans the", "room every day.", "Q27 写出名词 tooth 的复数形",
+            "式。", "Q30 把下面的句子翻译成英", "语：我每天早上七点起", "床。", None, "Q33 鸦片战争爆发于哪一", "年?"]
+    right = ["Q25 Choose the correct word:", "He _ to school by bike", "yesterday. (go / goes /", "Q28 Translate into:",
+             "Practice makes perfect.", "Q31 一个长方形的长是8 厘", "米，宽是6厘米，它的", "面积是多少平方厘米?", None,
+             "Q34 DNA 分子的双螺旋结构", "模型是由谁提出的？"]
+    boxes = [box(t, 340, 420 + 40 * i, 250, h=40) for i, t in enumerate(left) if t] \
+        + [box(t, 690, 420 + 40 * i, 250, h=40) for i, t in enumerate(right) if t] \
+        + [box("四、选择题（本大题共5小题）", 320, 740, 385, h=40)]
+    layout = arrange_page(boxes, (960, 1280))
+    assert layout.text == "把下面的句子翻译成英语：我每天早上七点起床。"
+
+
 def test_the_next_columns_remnant_close_before_a_problem_number_is_left_out():
     # 「的复数」 is the end of the left column's line, cut by the frame, 20 px before "No.14"
     boxes = [box("No.13 Which organelle is known as the powerhouse of the cell?", 170, 470, 1000),
