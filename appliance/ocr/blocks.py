@@ -29,7 +29,7 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (PART, SCORE, TOP_LEVEL, bracketed_number, brackets_number_problems, ends_formula,
+from appliance.wording.problem_text import (NUMBER, PART, SCORE, TOP_LEVEL, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_question, ends_sentence, ends_with_score, is_caption, is_header, is_lead_in,
                                             is_answer_bracket, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_section_label, is_signed_score, is_stray,
@@ -68,6 +68,7 @@ class BlockParams:
     written_gap: float = 0.3  # ...this many line heights after its end
     answer_chars: int = 8  # an answer written after a problem's end is at most this long...
     answer_reach: float = 4.0  # ...and at most this many line heights after it
+    margin_reach: float = 6.0  # problem numbers this many line heights above or below a note show the margin
     figure_gap: float = 0.5  # labels this many line heights after a row's words are a figure beside it
     # A row after a finished sentence (or an instruction with its formula) starts a problem
     # whose number was not read when the space above it is this share of the page's space
@@ -127,6 +128,7 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     unit = statistics.median(b.height for b in boxes)
     figures_spoken_of = any(speaks_of_figure(b.text) for b in boxes)
     print_boxes = [b for b in boxes if not is_scribble(b.text) and not isolated_mark(b, boxes, unit, params)
+                   and not margin_note(b, boxes, unit, params)
                    and not trailing_stray(b, boxes, unit, params) and not another_columns_number(b, boxes, params)
                    and not written_after_the_end(b, boxes, size, params)
                    and not answer_after_the_end(b, boxes, unit, params)
@@ -323,6 +325,24 @@ def to_row(boxes: list[TextBox], size: tuple[int, int], params: BlockParams = Bl
     if "left" in sides and TOP_LEVEL.match(text):
         sides -= {"left"}
     return Row(line, top, bottom, left, right, height, sides, tuple(b.text.strip() for b in boxes))
+
+
+def margin_note(box: TextBox, boxes: list[TextBox], unit: float, params: BlockParams) -> bool:
+    """A note written in the margin right before a problem's number (「再看一遍」, 「易错」,
+    "check!"): a few characters, no figure, within ``mark_gap`` line heights of a box on its
+    row that starts with a problem number, and standing a line height or more out to the
+    left of where the problems' numbers above and below it stand. It is no part of the
+    problem, and hid its number."""
+    text = box.text.strip()
+    if not text or len(text) > params.answer_chars or any(ch.isdigit() for ch in text) or NUMBER.match(text):
+        return False
+    right = _right(box)
+    numbered = any(same_row(o, box) and o.left > box.left and o.left - right < params.mark_gap * unit
+                   and NUMBER.match(o.text) for o in boxes if o is not box)
+    # the column's margin: where the other problems' numbers stand, above and below
+    margin = [o.left for o in boxes if not same_row(o, box) and NUMBER.match(o.text)
+              and abs(o.centre_y - box.centre_y) < params.margin_reach * unit]
+    return numbered and bool(margin) and box.left < min(margin) - unit
 
 
 def isolated_mark(box: TextBox, boxes: list[TextBox], unit: float, params: BlockParams) -> bool:

@@ -165,6 +165,19 @@ def test_a_heading_that_runs_across_the_gutter_midway_down_the_page_does_not_clo
     assert layout.text == "把下面的句子翻译成英语：我每天早上七点起床。"
 
 
+def test_a_note_written_in_the_margin_before_the_next_number_is_no_part_of_the_problem():
+    # 「再看一遍」 ("look again") by hand, left of the column, its box run up to "(5)"
+    boxes = [box("(3) 解方程组: x+ y = 10, x- y = 2", 276, 420, 430, h=70),
+             box("(4) 把 0.75 化成最简分", 269, 580, 446, h=70), box("数。", 347, 645, 90, h=70),
+             box("再看一遍", 126, 735, 134, h=60), box("(5) 计算: sin 60°+ cos", 258, 740, 470, h=70),
+             box("30°", 342, 810, 90, h=70)]
+    layout = arrange_page(boxes, (960, 1280))
+    assert layout.text == "把 0.75 化成最简分数。"
+    # a word at the column's own margin before a number stays: it is the line's
+    same = [*boxes[:3], box("例题", 215, 735, 45, h=70), box("(5) 计算: sin 60°+ cos", 262, 740, 470, h=70), boxes[5]]
+    assert "例题(5) 计算: sin 60°+ cos 30°" in arrange_page(same, (960, 1280)).page_text
+
+
 def test_the_next_columns_remnant_close_before_a_problem_number_is_left_out():
     # 「的复数」 is the end of the left column's line, cut by the frame, 20 px before "No.14"
     boxes = [box("No.13 Which organelle is known as the powerhouse of the cell?", 170, 470, 1000),
