@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import statistics
@@ -305,7 +306,7 @@ def to_row(boxes: list[TextBox], size: tuple[int, int], params: BlockParams = Bl
     of the row's width, so a tick near the frame's side does not make the row look cut),
     and a side the row touches but is whole at does not count."""
     line, (top, bottom, height) = merge_row(boxes)
-    left, right = min(b.left for b in boxes), max(float(b.quad[:, 0].max()) for b in boxes)
+    left, right = min(b.left for b in boxes), max(b.right for b in boxes)
     # a teacher's score or a mark written in the margin at the frame's side cuts no line
     words = [b for b in boxes if not is_stray(b.text)] or boxes
     sides = frozenset().union(*(sides_of(b, size, params.edge_margin) for b in words))
@@ -350,11 +351,11 @@ def isolated_mark(box: TextBox, boxes: list[TextBox], unit: float, params: Block
     other box on its row within ``mark_gap`` line heights."""
     if not (is_mark(box.text) or is_signed_score(box.text)):
         return False
-    right = float(box.quad[:, 0].max())
+    right = box.right
     for other in boxes:
         if other is box or not same_row(other, box):
             continue
-        gap = max(other.left - right, box.left - float(other.quad[:, 0].max()))
+        gap = max(other.left - right, box.left - other.right)
         if gap < params.mark_gap * unit and not is_mark(other.text):
             return False
     return True
@@ -475,14 +476,14 @@ def _labels(box: TextBox) -> bool:
 
 
 def _right(box: TextBox) -> float:
-    return float(box.quad[:, 0].max())
+    return box.right
 
 
 def other_column_at_side(box: TextBox, boxes: list[TextBox], size: tuple[int, int], unit: float,
                          params: BlockParams) -> bool:
     """A box cut by the frame's left or right side, standing apart from the text on its
     row: the neighbouring column's remnant (the whole of a row at the side is kept)."""
-    right = float(box.quad[:, 0].max())
+    right = box.right
     side = _side_column(box, boxes, size, unit, params)
     if side is None:
         return False
@@ -494,7 +495,7 @@ def other_column_at_side(box: TextBox, boxes: list[TextBox], size: tuple[int, in
                and side not in sides_of(o, size, params.edge_margin)]
     if not row:
         return False
-    gaps = [(o.left - right) if at_left else (box.left - float(o.quad[:, 0].max())) for o in row]
+    gaps = [(o.left - right) if at_left else (box.left - o.right) for o in row]
     gap, nearest = min(zip(gaps, row), key=lambda pair: pair[0])
     if at_left and TOP_LEVEL.match(nearest.text) and gap >= params.side_gap_before_number * unit:
         return True  # a problem number starts the line: what stands before it is another column's
@@ -510,7 +511,7 @@ def _side_column(box: TextBox, boxes: list[TextBox], size: tuple[int, int], unit
     for side in ("left", "right"):
         if side in sides:
             return side
-    for side, inset in (("left", box.left), ("right", size[0] - float(box.quad[:, 0].max()))):
+    for side, inset in (("left", box.left), ("right", size[0] - box.right)):
         if inset <= params.side_inset * unit and any(
                 side in sides_of(o, size, params.edge_margin) and abs(o.centre_y - box.centre_y) < params.side_reach * unit
                 for o in boxes if o is not box):
@@ -637,7 +638,7 @@ def split_columns(boxes: list[TextBox], unit: float, params: BlockParams, rows: 
     scores set apart from the text (a teacher's "+5" in the margin) are no column: they go
     with the nearer one."""
     width = params.gutter if gutter is None else gutter
-    columns = with_annotations_joined(split_spans(boxes, lambda b: (b.left, float(b.quad[:, 0].max())), width * unit))
+    columns = with_annotations_joined(split_spans(boxes, lambda b: (b.left, b.right), width * unit))
     return columns if len(columns) > 1 and all(_word_rows(c) >= rows for c in columns) else None
 
 
@@ -660,6 +661,7 @@ def _word_rows(column: list[TextBox]) -> int:
     return len(group_rows([b for b in column if not _is_annotation(b.text)]))
 
 
+@functools.lru_cache(maxsize=4096)
 def _is_annotation(text: str) -> bool:
     """A score note, an empty answer bracket, a mark or a short score alone (「(6分)」, 「（ ）」,
     "√", "10"); not a box whose text is not known (a page planned from its boxes alone)."""

@@ -15,6 +15,7 @@ Which rows make one problem, and which problem the student framed: ``blocks.py``
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass
 from functools import cached_property
@@ -65,6 +66,10 @@ class TextBox:
     @cached_property
     def left(self) -> float:
         return float(self.quad[:, 0].min())
+
+    @cached_property
+    def right(self) -> float:
+        return float(self.quad[:, 0].max())
 
 
 @dataclass(frozen=True)
@@ -127,12 +132,17 @@ def at_edge(box: TextBox, size: tuple[int, int], params: LayoutParams) -> bool:
 
 def group_rows(boxes: list[TextBox]) -> list[list[TextBox]]:
     rows: list[list[TextBox]] = []
+    centres: list[float] = []  # the last row's boxes' centres and heights
+    heights: list[float] = []
     for box in sorted(boxes, key=lambda b: b.centre_y):
-        row = rows[-1] if rows else None
-        if row and abs(box.centre_y - row_centre(row)) < 0.5 * min(box.height, row_height(row)):
-            row.append(box)
+        if rows and abs(box.centre_y - math.fsum(centres) / len(centres)) \
+                < 0.5 * min(box.height, math.fsum(heights) / len(heights)):
+            rows[-1].append(box)
         else:
             rows.append([box])
+            centres, heights = [], []
+        centres.append(box.centre_y)
+        heights.append(box.height)
     return [sorted(row, key=lambda b: b.left) for row in rows]
 
 
