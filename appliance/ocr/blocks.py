@@ -337,7 +337,7 @@ def margin_note(box: TextBox, boxes: list[TextBox], unit: float, params: BlockPa
     text = box.text.strip()
     if not text or len(text) > params.answer_chars or any(ch.isdigit() for ch in text) or NUMBER.match(text):
         return False
-    right = _right(box)
+    right = box.right
     numbered = any(same_row(o, box) and o.left > box.left and o.left - right < params.mark_gap * unit
                    and NUMBER.match(o.text) for o in boxes if o is not box)
     # the column's margin: where the other problems' numbers stand, above and below
@@ -395,15 +395,15 @@ def _after_words(box: TextBox, beside: list[TextBox], params: BlockParams,
                  finished: bool) -> tuple[float, bool] | None:
     """(gap in pixels, much taller) of a box that ends its row (``beside``: the other boxes on
     it) after a line of words, a finished sentence when ``finished``; else None."""
-    before = [o for o in beside if _right(o) <= box.left]
+    before = [o for o in beside if o.right <= box.left]
     if not before or any(o.left >= box.left for o in beside):
         return None
-    last = max(before, key=_right)
+    last = max(before, key=lambda b: b.right)
     if len(last.text.strip()) < 4 or is_stray(last.text):  # it follows no line of words
         return None
     if finished and not ends_sentence(strip_ticks(last.text)):
         return None
-    return box.left - _right(last), box.height >= params.written_ratio * last.height
+    return box.left - last.right, box.height >= params.written_ratio * last.height
 
 
 def _set_apart(gap: float, taller: bool, unit: float, params: BlockParams) -> bool:
@@ -420,7 +420,7 @@ def written_after_the_end(box: TextBox, boxes: list[TextBox], size: tuple[int, i
     before = [o for o in boxes if o is not box and o.left < box.left and same_row(o, box)]
     if not before or TOP_LEVEL.match(box.text):  # a problem's number: the next column's (「19、…a₁=」)
         return False
-    last = strip_number(strip_ticks(max(before, key=_right).text)).strip()  # "" after a bare number
+    last = strip_number(strip_ticks(max(before, key=lambda b: b.right).text)).strip()  # "" after a bare number
     if reads_as_working(box.text) and ends_sentence(last):
         return True
     at_right = "right" in sides_of(box, size, params.edge_margin)
@@ -468,15 +468,11 @@ def figure_beside(box: TextBox, boxes: list[TextBox], unit: float, params: Block
     if first == 0 or len(row) - first < 2:
         return False
     words = row[first - 1]
-    return len(words.text.strip()) >= 4 and row[first].left - _right(words) >= params.figure_gap * unit
+    return len(words.text.strip()) >= 4 and row[first].left - words.right >= params.figure_gap * unit
 
 
 def _labels(box: TextBox) -> bool:
     return is_label(box.text) and not is_options(box.text)
-
-
-def _right(box: TextBox) -> float:
-    return box.right
 
 
 def other_column_at_side(box: TextBox, boxes: list[TextBox], size: tuple[int, int], unit: float,
@@ -579,7 +575,7 @@ def _gutters(rows: list[list[TextBox]], unit: float, params: BlockParams) -> Gut
             and (any(len(group_rows(c)) < params.narrow_rows for c in columns or [])
                  or any(_gap(a, c) < params.page_gutter * unit and _flush(a, c, params.gutter * unit) for a, c in pairs)):
         columns = split_columns(rest, unit, params, params.column_rows)
-    return tuple((max(_right(b) for b in a), min(b.left for b in c)) for a, c in zip(columns or [], (columns or [])[1:]))
+    return tuple((max(b.right for b in a), min(b.left for b in c)) for a, c in zip(columns or [], (columns or [])[1:]))
 
 
 def _heading(text: str) -> bool:
@@ -595,7 +591,7 @@ def without_ticks(box: TextBox) -> TextBox:
     text = strip_ticks(box.text)
     if text == box.text or not text or not _is_annotation(text):
         return box
-    left, right = box.left, _right(box)
+    left, right = box.left, box.right
     cut = (right - left) * (1 - len(text) / len(box.text))
     quad = box.quad.copy()
     if box.text.endswith(text):
@@ -606,14 +602,14 @@ def without_ticks(box: TextBox) -> TextBox:
 
 
 def _gap(left: list[TextBox], right: list[TextBox]) -> float:
-    return min(b.left for b in right) - max(_right(b) for b in left)
+    return min(b.left for b in right) - max(b.right for b in left)
 
 
 def _flush(left: list[TextBox], right: list[TextBox], reach: float) -> bool:
     """Every row on either side of a narrow gap comes within ``reach`` of it: lines each
     found in two pieces at the same place, where columns have lines of their own lengths."""
-    start, end = max(_right(b) for b in left), min(b.left for b in right)
-    return all(start - max(_right(b) for b in row) < reach for row in group_rows(left)) \
+    start, end = max(b.right for b in left), min(b.left for b in right)
+    return all(start - max(b.right for b in row) < reach for row in group_rows(left)) \
         and all(min(b.left for b in row) - end < reach for row in group_rows(right))
 
 
@@ -624,7 +620,7 @@ def split_at_gutters(boxes: list[TextBox], gutters: tuple[tuple[float, float], .
     columns: list[list[TextBox]] = [[] for _ in range(len(gutters) + 1)]
     for box in boxes:
         trimmed = without_ticks(box)
-        if any(trimmed.left < end and _right(trimmed) > start for start, end in gutters):
+        if any(trimmed.left < end and trimmed.right > start for start, end in gutters):
             across.append(box)
         else:
             columns[sum(box.left >= end for _, end in gutters)].append(box)

@@ -146,10 +146,6 @@ def group_rows(boxes: list[TextBox]) -> list[list[TextBox]]:
     return [sorted(row, key=lambda b: b.left) for row in rows]
 
 
-def row_centre(row: list[TextBox]) -> float:
-    return statistics.fmean(b.centre_y for b in row)
-
-
 def row_height(row: list[TextBox]) -> float:
     return statistics.fmean(b.height for b in row)
 
