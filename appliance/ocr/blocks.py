@@ -545,19 +545,19 @@ def page_gutters(boxes: list[TextBox], unit: float, params: BlockParams) -> Gutt
     top shows more gutters (a name line across the second of three columns), or leaving
     out the page's headings does (「四、选择题（本大题共5小题）」 midway down, wider than its
     column: :func:`_heading`), those count."""
-    found = _page_gutters(boxes, unit, params)
-    rows = group_rows(boxes)
+    rows = group_rows([without_ticks(b) for b in boxes])
+    found = _page_gutters(rows, unit, params)
     # headings below the rows at the top (those are left out anyway)
     if any(_heading(b.text) for row in rows[params.spanning_rows:] for b in row):
-        without = _page_gutters([b for b in boxes if not _heading(b.text)], unit, params)
+        without = _page_gutters([[b for b in row if not _heading(b.text)] for row in rows], unit, params)
         found = without if len(without) > len(found) else found
     return found
 
 
-def _page_gutters(boxes: list[TextBox], unit: float, params: BlockParams) -> Gutters:
+def _page_gutters(rows: list[list[TextBox]], unit: float, params: BlockParams) -> Gutters:
     """The most gutters found under the fewest top rows left out: from the first number of
     top rows that shows gutters, one row more at a time while that shows more."""
-    rows = group_rows([without_ticks(b) for b in boxes])
+    rows = [row for row in rows if row]
     found: Gutters = ()
     for top in range(params.spanning_rows + 1):
         gutters = _gutters(rows[top:], unit, params) or _gutters(rows[top:-1], unit, params)
