@@ -7,7 +7,9 @@ figures, including photos with text half that size. Post-processing is
 Differentiable Binarization's: threshold the probability map, take each connected
 region's minimum-area rectangle, score it by the mean probability inside, and grow it
 back by ``area × unclip_ratio / perimeter`` (the DB shrink was of that offset; for a
-rectangle the rounded offset's minimum-area rectangle is exactly w+2d × h+2d).
+rectangle the rounded offset's minimum-area rectangle is exactly w+2d × h+2d). A long
+line bent by a curled page holds more paper than line in its one rectangle and scores
+under the threshold: it is cut into straight pieces instead (:func:`straight_pieces`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,12 @@ class DetParams:
     unclip_ratio: float = 1.6
     max_candidates: int = 1000
     min_size: float = 3.0
+    # A line bent by the page's curl (its region fills less than ``bent_fill`` of its
+    # rectangle), whose one rectangle scores under ``box_thresh`` (it holds more paper than
+    # line), is cut into straight pieces, each bowing at most ``bow`` of its thickness.
+    bent_fill: float = 0.67
+    bow: float = 0.25
+    most_pieces: int = 8
 
 
 @dataclass(frozen=True)
@@ -62,16 +70,19 @@ class TextDetector:
             rect = cv2.minAreaRect(contour)
             if min(rect[1]) < p.min_size:
                 continue
-            score = region_score(prob, cv2.boxPoints(rect))
-            if score < p.box_thresh:
-                continue
-            grown = unclip(rect, p.unclip_ratio)
-            if min(grown[1]) < p.min_size + 2:
-                continue
-            quad = cv2.boxPoints(grown) * np.array(scale, np.float32)
-            quad[:, 0] = np.clip(quad[:, 0], 0, width - 1)
-            quad[:, 1] = np.clip(quad[:, 1], 0, height - 1)
-            found.append(Detection(order_quad(quad), score))
+            whole = region_score(prob, cv2.boxPoints(rect))
+            if whole >= p.box_thresh:
+                pieces = [(unclip(rect, p.unclip_ratio), whole)]
+            else:  # a line bent by the page's curl scores low in one rectangle
+                pieces = [(grown, region_score(prob, cv2.boxPoints(piece)))
+                          for piece, grown in straight_pieces(prob, contour, rect, p)]
+            for grown, score in pieces:
+                if score < p.box_thresh or min(grown[1]) < p.min_size + 2:
+                    continue
+                quad = cv2.boxPoints(grown) * np.array(scale, np.float32)
+                quad[:, 0] = np.clip(quad[:, 0], 0, width - 1)
+                quad[:, 1] = np.clip(quad[:, 1], 0, height - 1)
+                found.append(Detection(order_quad(quad), score))
         return found
 
 
@@ -101,3 +112,74 @@ def unclip(rect: tuple, ratio: float) -> tuple:
     (cx, cy), (w, h), angle = rect
     distance = (w * h) * ratio / (2 * (w + h))
     return (cx, cy), (w + 2 * distance, h + 2 * distance), angle
+
+
+Rect = tuple[tuple[float, float], tuple[float, float], float]
+
+
+def straight_pieces(prob: np.ndarray, contour: np.ndarray, rect: Rect, p: DetParams) -> list[tuple[Rect, Rect]]:
+    """(piece, piece grown by the unclip distance) for each straight piece of a region: the
+    region itself, unless it is a long line bent by a curled page (:class:`DetParams`)."""
+    (cx, cy), (w, h), angle = rect
+    length, across = max(w, h), min(w, h)
+    thickness = cv2.contourArea(contour) / max(length, 1.0)
+    bow = across - thickness
+    if thickness >= p.bent_fill * across or length < 8 * thickness:
+        return [(rect, unclip(rect, p.unclip_ratio))]
+    count = min(p.most_pieces, int(np.ceil(np.sqrt(bow / (p.bow * thickness)))))
+    if count < 2:
+        return [(rect, unclip(rect, p.unclip_ratio))]
+    along = np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))])
+    if w < h:
+        along = np.array([-along[1], along[0]])
+    points = _region_points(contour)
+    u = (points - (cx, cy)) @ along
+    cuts = _cuts(prob, points, u, count)
+    pieces = []
+    for k in range(count):
+        mine = points[(u >= cuts[k]) & (u < cuts[k + 1])] if k < count - 1 else points[u >= cuts[k]]
+        if len(mine) < 3:
+            continue
+        piece = cv2.minAreaRect(mine.astype(np.float32))
+        pieces.append((piece, _grow_piece(piece, along, k == 0, k == count - 1, p.unclip_ratio)))
+    return pieces
+
+
+def _region_points(contour: np.ndarray) -> np.ndarray:
+    """The detector pixels inside a contour, as (x, y) rows."""
+    x, y, w, h = cv2.boundingRect(contour)
+    mask = np.zeros((h, w), np.uint8)
+    cv2.drawContours(mask, [contour - (x, y)], -1, 1, thickness=cv2.FILLED)
+    ys, xs = np.nonzero(mask)
+    return np.stack([xs + x, ys + y], axis=1).astype(np.float64)
+
+
+def _cuts(prob: np.ndarray, points: np.ndarray, u: np.ndarray, count: int) -> list[float]:
+    """Where to cut a line into ``count`` pieces: near even steps along it, each moved to
+    the weakest column within a quarter step (a gap between characters or words)."""
+    start, end = float(u.min()), float(u.max())
+    step = (end - start) / count
+    column = np.floor(u - start).astype(int)
+    weight = np.bincount(column, weights=prob[points[:, 1].astype(int), points[:, 0].astype(int)])
+    cuts = [start]
+    for k in range(1, count):
+        lo, hi = int(k * step - step / 4), int(k * step + step / 4) + 1
+        near = weight[lo:hi]
+        off = np.abs(np.arange(lo, lo + len(near)) - k * step) / (step / 4)
+        cuts.append(start + lo + int(np.argmin(near + 0.05 * near.max() * off)))  # a tie goes to the even step
+    return cuts
+
+
+def _grow_piece(piece: Rect, along: np.ndarray, first: bool, last: bool, ratio: float) -> Rect:
+    """Unclip a piece across the line as :func:`unclip` does, and along it only at the
+    line's own ends, so that pieces meet without reading a character twice."""
+    (cx, cy), (w, h), angle = piece
+    distance = (w * h) * ratio / (2 * (w + h))
+    own = np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))])
+    w_is_along = abs(own @ along) >= 0.5
+    grow_along = distance * (first + last)
+    shift = distance / 2 * (last - first)
+    cx, cy = cx + shift * along[0], cy + shift * along[1]
+    if w_is_along:
+        return (cx, cy), (w + grow_along, h + 2 * distance), angle
+    return (cx, cy), (w + 2 * distance, h + grow_along), angle

@@ -6,7 +6,7 @@ import numpy as np
 
 from appliance.ocr.cls import is_sideways
 from appliance.ocr.det import DetParams, TextDetector
-from appliance.ocr.geometry import crop_line, order_quad, rotate_page
+from appliance.ocr.geometry import crop_line, order_quad, quad_size, rotate_page
 from appliance.ocr.rec import PaddedLines, Reading, RecParams, TextRecognizer, plan_batches
 
 
@@ -65,6 +65,47 @@ def test_db_postprocess_finds_the_text_region_in_photo_pixels():
     assert 200 < x0 < 230 and 1020 < x1 < 1045
     assert 200 < y0 < 230 and 320 < y1 < 345
     assert found[0].score > 0.8
+
+
+def bent_line(prob, x0=60, x1=420, top=200, sag=18, thick=8, gaps=()):
+    """A text line's kernel bowed by a curled page: a parabola ``sag`` px deep."""
+    for x in range(x0, x1):
+        t = (x - x0) / (x1 - x0)
+        y = top + 4 * sag * t * (1 - t)
+        prob[0, 0, round(y): round(y) + thick, x] = 0.35 if x in gaps else 0.9
+
+
+def test_a_line_bent_by_the_page_curl_is_found_as_straight_pieces():
+    prob = np.zeros((1, 1, 480, 640), np.float32)
+    bent_line(prob)
+    found = TextDetector(FakeBackend(prob), DetParams(max_side=640)).detect(np.zeros((1200, 1600, 3), np.uint8))
+    assert len(found) >= 2  # one rectangle round the whole bow scored under box_thresh: nothing was read
+    for piece in found:
+        across = min(quad_size(piece.quad)) / 2.5  # detector pixels; unclip adds about 2 × 6.4
+        assert across < 32, "each piece is about a line high (9 + 2 × 8 grown), not the bow (45)"
+        assert piece.score > 0.6
+    spans = sorted((q.quad[:, 0].min() / 2.5, q.quad[:, 0].max() / 2.5) for q in (d for d in found))
+    assert spans[0][0] < 60 and spans[-1][1] > 419  # the whole line, ends grown as before
+    overlaps = [a[1] - b[0] for a, b in zip(spans, spans[1:])]
+    assert all(-1 <= o <= 8 for o in overlaps), overlaps  # pieces meet; no character read twice
+
+
+def test_a_bent_line_is_cut_at_the_gaps_between_its_characters():
+    prob = np.zeros((1, 1, 480, 640), np.float32)
+    gaps = set(range(178, 181)) | set(range(298, 301))  # weaker columns near the thirds
+    bent_line(prob, gaps=gaps)
+    found = TextDetector(FakeBackend(prob), DetParams(max_side=640)).detect(np.zeros((1200, 1600, 3), np.uint8))
+    assert len(found) == 3
+    ends = sorted(d.quad[:, 0].max() / 2.5 for d in found)[:2]
+    assert all(min(abs(e - g) for g in (179, 299)) < 4 for e in ends), ends
+
+
+def test_a_straight_line_at_a_slant_stays_one_box():
+    prob = np.zeros((480, 640), np.float32)
+    import cv2
+    cv2.line(prob, (60, 300), (420, 240), 0.9, thickness=8)
+    detector = TextDetector(FakeBackend(prob[None, None]), DetParams(max_side=640))
+    assert len(detector.detect(np.zeros((1200, 1600, 3), np.uint8))) == 1
 
 
 def test_nothing_above_threshold_means_no_boxes():
