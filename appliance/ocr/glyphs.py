@@ -334,13 +334,27 @@ def blank_beside(pixels: np.ndarray, quad: np.ndarray, length: float, crops: tup
     letters = dark(grey, params.paper_share)
     if side == "left":
         grey, letters = grey[:, ::-1], letters[:, ::-1]
-    least = glyphs.min_blank_px if other is None else max(10, int(params.gap_fill * letters.shape[1]))
+    if other is not None:
+        return _blank_in_strip(grey, letters, max(10, int(params.gap_fill * letters.shape[1])), crops, side,
+                               glyphs, params)
+    # at a row's end, a shorter line (four underscores: 0.8 of a line height) where no longer
+    # one passes: thin and level (not the corner of a frame drawn round the problem)
+    return _blank_in_strip(grey, letters, glyphs.min_blank_px, crops, side, glyphs, params) or _blank_in_strip(
+        grey, letters, int(glyphs.between_share * glyphs.min_blank_px), crops, side, glyphs, params, thin=True)
+
+
+def _blank_in_strip(grey: np.ndarray, letters: np.ndarray, least: int, crops: tuple, side: str,
+                    glyphs: GlyphParams, params: BesideParams, thin: bool = False) -> bool:
+    """:func:`blank_beside`'s test of the strip (upright, read from the box's edge) for a
+    line ``least`` columns long (``thin``: with paper under it, and level: :func:`_level`)."""
+    other = crops[1]
     # a faint line only between two boxes, where it must fill the gap and stop at both
     # boxes' letters: at a row's end, faint ruled paper would pass for one
     for share in (params.paper_share,) if other is None else (params.paper_share, params.faint_share):
         ink = dark(grey, share)
         found = blank_line(ink, 0, ink.shape[1], least, glyphs, letters)
-        if found is not None and (share == params.paper_share or _thin(ink, *found)):
+        if found is not None and (share == params.paper_share and not thin or _thin(ink, *found)) \
+                and (not thin or _level(ink, *found)):
             break
         found = None
     if found is None or found[1] > params.start_within:
@@ -357,6 +371,16 @@ def _thin(ink: np.ndarray, row: int, start: int, end: int, within: int = 8) -> b
     shadow or a grey band."""
     below = ink[row + 1:row + 1 + within, start:end]
     return bool(below.size) and bool((below.mean(axis=1) < 0.5).any())
+
+
+def _level(ink: np.ndarray, row: int, start: int, end: int, reach: int = 5, most: float = 3.0) -> bool:
+    """The line found at ``row`` keeps to its row: in every column of it, the ink within
+    ``reach`` rows has its middle within ``most`` rows of the others' (a pen's curve does not)."""
+    band = ink[max(0, row - reach):row + reach + 1, start:end].astype(np.float64)
+    weight = band.sum(axis=0)
+    inked = weight > 0  # the few columns of a bridged break have none
+    middles = (band[:, inked] * np.arange(band.shape[0])[:, None]).sum(axis=0) / weight[inked]
+    return bool(inked.any()) and float(middles.max() - middles.min()) <= most
 
 
 def _runs_under_letters(crops: tuple, side: str, row: int, share: float, glyphs: GlyphParams) -> bool:

@@ -179,6 +179,16 @@ def test_a_grey_line_at_a_rows_end_is_taken_for_ruled_paper():
     assert beside(page, row_end, ["Fill in:", "and more"]) == ["Fill in: ____", "and more"]
 
 
+def test_a_short_blank_at_a_rows_end_is_found_and_a_dash_is_not():
+    # "…I have lived here ___" ⏎ "2010.": four underscores, about 0.8 of a line height
+    page, quads = page_with_boxes()
+    row_end = [quads[0], quads[2]]
+    page[134:137, 308:340] = 30
+    assert beside(page, row_end, ["I have lived here", "2010."]) == ["I have lived here ____", "2010."]
+    page[134:137, 322:340] = 235  # a hyphen's length is no blank
+    assert beside(page, row_end, ["I have lived here", "2010."]) == ["I have lived here", "2010."]
+
+
 def test_a_blank_at_the_end_of_a_line_that_runs_near_the_frames_side_is_found():
     page = np.full((400, 900, 3), 235, np.uint8)
     quads = [np.array([[x0, y0], [x1, y0], [x1, y0 + 40], [x0, y0 + 40]], np.float32)
