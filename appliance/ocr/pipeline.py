@@ -139,10 +139,27 @@ class PpOcrPipeline:
         if not quads:
             return FoundLines(image.pixels, [], [], 0, watch)
         pixels, quads, crops, rotation, unsure = self.upright(image.pixels, quads, watch)
+        if rotation and not unsure:
+            found, quads, crops = self.found_again(pixels, det_max_side, (found, quads, crops), watch)
         cut = cut_by_frame(quads, (pixels.shape[1], pixels.shape[0]), self.layout)
         kept = [i for i, is_cut in enumerate(cut) if not is_cut]
         return FoundLines(pixels, [quads[i] for i in kept], [crops[i] for i in kept], rotation, watch,
                           len(found) - len(kept), unsure)
+
+    def found_again(self, pixels: np.ndarray, det_max_side: int | None, first: tuple[list, list, list],
+                    watch: Stopwatch) -> tuple[list, list[np.ndarray], list[np.ndarray]]:
+        """A turned page's lines found again on it upright: the detector, trained on upright
+        text, cuts and joins a line differently upside down or sideways (a line's number
+        under a teacher's tick was lost that way). ``first``: the boxes found as it came
+        (all, those kept, their crops), which stay if none are found now."""
+        found = [d.quad for d in self.detector.detect(pixels, det_max_side)]
+        quads = nearest_centre(found, (pixels.shape[1], pixels.shape[0]), self.max_lines)
+        watch.lap("det")
+        if not quads:
+            return first
+        crops = [crop_line(pixels, q, HEIGHT) for q in quads]
+        watch.lap("rec")  # cropping is recognition's preparation
+        return found, quads, crops
 
     def settle(self, page: FoundLines, readings: list[Reading],
                turned_readings: list[Reading]) -> tuple[FoundLines, list[Reading]]:

@@ -81,3 +81,54 @@ def test_the_longest_lines_decide():
     crops = [line(200, True)] + [line(900, False)] * 3
     assert reads_better_turned(crops, read(crops), read(turned(crops)), sample=3)
     assert not reads_better_turned([], [], [], sample=3)
+
+
+class TurnAwareDetector:
+    """Finds a page's lines as the detector does, differently as the page comes: on the
+    pixels turned upside down it splits the first line in two (a tick over its number)."""
+
+    def __init__(self, pixels_upright):
+        self.upright = pixels_upright
+        self.calls = []
+
+    def detect(self, pixels, max_side=None):
+        from appliance.ocr.det import Detection
+
+        self.calls.append(pixels)
+        def quad(x0, x1, y):
+            return Detection(np.array([[x0, y], [x1, y], [x1, y + 40], [x0, y + 40]], np.float32), 0.9)
+        if np.array_equal(pixels, self.upright):
+            return [quad(100, 900, 300), quad(100, 600, 360)]
+        return [quad(100, 400, 860), quad(420, 900, 860), quad(400, 900, 800)]  # the same lines, turned
+
+
+class CropRecognizer:
+    def __init__(self):
+        self.widths = []
+
+    def read(self, crops):
+        self.widths.append(sorted(c.shape[1] for c in crops))
+        return [Reading("第1题 解方程：2x + 3 = 13", 0.95) for _ in crops]
+
+
+def test_a_page_turned_upside_down_has_its_lines_found_again_upright():
+    from appliance.ocr.image import DecodedImage
+
+    upright = np.full((1200, 1000, 3), 230, np.uint8)
+    upright[:10, :10] = 0  # so the two ways up differ
+    detector, recognizer = TurnAwareDetector(upright), CropRecognizer()
+    page = PpOcrPipeline(detector, AngleClassifier(ClassifierBackend(0.97)), recognizer)
+    found = page.find_lines(DecodedImage(np.rot90(upright, 2).copy(), (1000, 1200), "JPEG"))
+    assert found.rotation == 180 and not found.unsure
+    assert len(detector.calls) == 2 and np.array_equal(detector.calls[1], upright)
+    assert len(found.quads) == 2 and found.quads[0][:, 0].max() == 900  # the line found whole
+
+
+def test_an_upright_page_is_searched_for_lines_once():
+    from appliance.ocr.image import DecodedImage
+
+    upright = np.full((1200, 1000, 3), 230, np.uint8)
+    detector = TurnAwareDetector(upright)
+    page = PpOcrPipeline(detector, AngleClassifier(ClassifierBackend(0.02)), CropRecognizer())
+    found = page.find_lines(DecodedImage(upright, (1000, 1200), "JPEG"))
+    assert found.rotation == 0 and len(detector.calls) == 1 and len(found.quads) == 2
