@@ -85,6 +85,10 @@ _HEADER_WORDS = re.compile(
     r"(?i:\bhomework\b|\bworksheet\b|\bname\s*[:：_]|\bclass\s*[:：_]|\bdate\s*[:：_]|\bscore\s*[:：_]|"
     r"\bunit\s+\d+\b|\bchapter\s+\d+\b|\blesson\s+\d+\b|\bquiz\b|\bexam\b|\btest\s+\d+\b|\bpage\s+\d+\b)"
     r"|姓名|班级|学号|得分|日期|作业|练习卷|测试卷|试卷|单元(?:测试|练习|检测)|课时练|第\s*\d+\s*页")
+# A name line whose writing lines were not read: only the words of a form's fields
+# ("Name No. Score", "Name Class Date", "Student ID").
+_FORM_LINE = re.compile(r"^(?i:(?:name|class|no\.|number|score|date|grade|student(?:\s+id)?|id|period|form|marks?|"
+                        r"teacher|total)(?![a-z])[\s:：_.]*)+$")
 # Words of a sheet's title that a problem may use too (练习钢琴): a title only in a short line that asks nothing.
 _TITLE_WORDS = re.compile(r"练习|复习|测验|检测|训练|(?i:\breview\b|\bpractice\b|\bexercises\b)")
 _ASKS = re.compile(r"[?？=＝]|求|计算|解|多少|哪|什么|为什么|怎样|如何|是否|选择|填")
@@ -158,6 +162,8 @@ def is_header(line: str) -> bool:
     if is_number_alone(text) or is_lead_in(text):
         return True
     if (_SECTION.match(text) and len(text) <= 24) or _SECTION_LABEL.match(text) or _BRACKETED_LABEL.match(text):
+        return True
+    if _FORM_LINE.match(text):
         return True
     if _HEADER_WORDS.search(text) and (len(text) <= 40 or not _ASKS.search(text)):
         return True

@@ -158,6 +158,17 @@ def test_a_section_label_in_brackets_is_a_header(line):
     assert is_header(line)
 
 
+@pytest.mark.parametrize("line", ["Name No. Score", "Name Class Date", "Student ID", "Total marks", "Name"])
+def test_a_name_line_whose_writing_lines_were_not_read_is_a_header(line):
+    assert is_header(line)
+
+
+@pytest.mark.parametrize("line", ["Name the largest ocean.", "Score 5 points in a game: how many?", "Date of birth?",
+                                  "Class A has 30 students. How many in 3 classes?"])
+def test_a_problem_that_starts_with_a_forms_word_is_not_a_name_line(line):
+    assert not is_header(line)
+
+
 @pytest.mark.parametrize("line", ["【5】解方程：2x + 3 = 13", "【答案】见解析", "[1.5, 2] 上函数的最大值是多少？"])
 def test_a_bracketed_number_or_word_before_text_is_no_section_label(line):
     assert not is_header(line)
