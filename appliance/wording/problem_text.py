@@ -39,6 +39,10 @@ _AFTER_LATIN = r"(?=\s|$|[^\w]|[\u3400-\u9fff]|(?<=\d)[A-Z][a-z])"
 _BARE = (r"(?:\d{1,2}(?![\d.．,，])(?=\s?(?![个只名岁年月日时分秒米厘千克元角度倍次天人本张条项位辆件块支层页瓶杯"
          r"和与的比除乘加减是等到至或及题小毫升吨里])[\u4e00-\u9fff《“「])|\d{1,2}(?=\s+[A-Z][a-z])"
          r"|\d{1,2}(?=\s?[（(【\[]\s*\d{1,3}\s*(?:分|points?|marks?)))")
+# A number whose digits were lost (a tick drawn over 「11.」, a pen's circle round 「(23)」), its
+# dot or brackets left at the start of a row of Chinese text: Chinese is never set with a
+# line that starts with 。、．or .
+_LOST_DIGITS = r"(?:[.．、]|[（(]\s*[)）])(?=\s?[\u4e00-\u9fff《“「])"
 # A score note: "（5分）" "(5 points)" "[3 marks]" "(每题4分)" "（本小题满分10分）", its
 # opening bracket perhaps read as a zero (「012分)」).
 # An English note's closing bracket is read as l or | in some fonts ("[4 markl"), or lost
@@ -52,9 +56,9 @@ _LABEL_BEFORE_NOTE = rf"[A-Za-z]{{2,10}}\.?\s?\d{{1,3}}\s?[.:：)]?(?=\s*(?i:{_S
 # A part's letter ("a)" "(b)"): the problems under a lead-in (:func:`is_lead_in`) are
 # lettered on some sheets.
 _LETTER_PART = r"(?:[（(]\s*[a-h]\s*[)）]|[a-h]\s*[)）])(?=\s*[A-Z\u4e00-\u9fff])"
-NUMBER = re.compile(rf"^\s*(?:{_DOTTED}|{_BARE}|{_BRACKETED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN}"
+NUMBER = re.compile(rf"^\s*(?:{_DOTTED}|{_BARE}|{_LOST_DIGITS}|{_BRACKETED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN}"
                     rf"|{_LABEL_BEFORE_NOTE}|{_LETTER_PART})")
-TOP_LEVEL = re.compile(rf"^\s*(?:{_DOTTED}|{_BARE}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN}"
+TOP_LEVEL = re.compile(rf"^\s*(?:{_DOTTED}|{_BARE}|{_LOST_DIGITS}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN}"
                        rf"|{_LABEL_BEFORE_NOTE})")
 SUB_LEVEL = re.compile(rf"^\s*{_BRACKETED}")
 PART = re.compile(rf"^\s*(?:{_BRACKETED}|{_LETTER_PART})")

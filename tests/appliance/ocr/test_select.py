@@ -1097,3 +1097,20 @@ def test_what_a_line_ending_on_a_colon_asks_for_is_the_problems_though_it_reads_
     boxes = [box("10. Translate into Chinese:", 375, 560, 500), box("Practice makes perfect.", 460, 612, 430),
              box("11. An object with a mass of 2 kg moves at 3 m/s.", 375, 760, 620)]
     assert arrange_page(boxes, SIZE).text == "Translate into Chinese: Practice makes perfect."
+
+
+
+def test_a_number_whose_digits_were_lost_leaves_its_dot_and_starts_a_problem():
+    # a tick drawn over 「11.」: 「.」 is left, and Chinese never starts a line with it
+    boxes = [box("10. 一次函数 y=2x+1 的图像与 x 轴的交点坐标是什么？", 100, 480, 800),
+             box(".一个长方形的长是8厘米，宽是5厘米，它的面积是多少平方厘米？", 95, 560, 900),
+             box("12. 一辆汽车2小时行驶了120千米，它的平均速度是多少千米/时？", 100, 720, 800)]
+    assert arrange_page(boxes, SIZE).text == "一个长方形的长是8厘米，宽是5厘米，它的面积是多少平方厘米？"
+
+
+def test_a_number_circled_by_a_pen_and_read_as_empty_brackets_starts_a_problem():
+    boxes = [box("(22) 一个袋子里有3个红球和5个蓝球，摸到红球的概率是多少？", 300, 380, 900),
+             box("A. 1 B. 10 C. 3 D. 14", 310, 430, 700),
+             box("() 地球自转的方向是怎样的？", 300, 560, 600), box("A. 自西向东 B. 自东向西", 310, 610, 600),
+             box("(24) 水的化学式是什么？", 300, 800, 500)]
+    assert arrange_page(boxes, SIZE).text == "地球自转的方向是怎样的？"

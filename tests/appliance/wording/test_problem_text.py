@@ -401,3 +401,15 @@ def test_what_a_pen_or_the_recogniser_leaves_around_the_number_goes_with_it(line
                                         ("电压是 6 V", "电压是 6 V"), ("Find x in 2x = V", "Find x in 2x = V")])
 def test_a_tick_read_as_v_after_the_problems_end_is_a_mark(line, rest):
     assert strip_ticks(line) == rest
+
+
+@pytest.mark.parametrize("line", [".一个长方形的长是8厘米", "．一个长方形的长是8厘米", "、一个长方形的长是8厘米", "() 地球自转的方向是怎样的？",
+                                  "（ ）“春眠不觉晓”的下一句是什么？"])
+def test_a_number_whose_digits_were_lost_starts_a_problem_and_is_left_out(line):
+    assert starts_problem(line, False)
+    assert strip_number(line)[0] in "一地“"
+
+
+@pytest.mark.parametrize("line", ["（ ）", ".5 is a half", "...and so on", "() 1. 太阳从东边升起。"])
+def test_a_dot_or_brackets_before_no_chinese_text_start_no_problem(line):
+    assert not starts_problem(line, False)
