@@ -277,18 +277,24 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float) -> list[Block
     pitches = [_pitch(a, b) for a, b in zip(block.rows, block.rows[1:])]
     farther = pitch_share * statistics.median(pitches) if len(pitches) >= 3 else math.inf
     parts: list[list[Row]] = [[block.rows[0]]]
+    answers: set[int] = set()  # parts that may be writing right under a question's score note
     for row in block.rows[1:]:
         above = parts[-1][-1]
         finished = ends_sentence(strip_number(above.text)) or ends_formula(strip_number(above.text))
         spaced = (row.top - above.bottom >= least or _pitch(above, row) >= farther) and finished
         parts_of_it = is_options(row.text) or starts_sub_questions(row.text)  # its options, its (1)
         if (spaced or ends_with_score(without_working(above.text))) and not parts_of_it:
+            if not spaced and ends_question(strip_number(above.text)):
+                answers.add(len(parts))
             parts.append([row])
         else:
             parts[-1].append(row)
     if len(parts) == 1:
         return [block]
-    return [Block(tuple(p), False, block.numbered, touches_edge(p)) for p in parts]
+    # right under "…pentagon? (5 points)", rows that ask nothing are the student's answer
+    # ("The interi…"), not a problem whose number was lost
+    return [Block(tuple(p), False, block.numbered and not (i in answers and not any(reads_as_question(r.text) for r in p)),
+                  touches_edge(p)) for i, p in enumerate(parts)]
 
 
 def _pitch(above: Row, row: Row) -> float:

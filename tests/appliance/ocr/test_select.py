@@ -1114,3 +1114,10 @@ def test_a_number_circled_by_a_pen_and_read_as_empty_brackets_starts_a_problem()
              box("() 地球自转的方向是怎样的？", 300, 560, 600), box("A. 自西向东 B. 自东向西", 310, 610, 600),
              box("(24) 水的化学式是什么？", 300, 800, 500)]
     assert arrange_page(boxes, SIZE).text == "地球自转的方向是怎样的？"
+
+def test_writing_right_under_a_questions_score_note_is_no_problem_whose_number_was_lost():
+    boxes = [box("Q9 Find the slope of the line passing through (1, 2) and (3, 6).", 200, 300, 1100),
+             box("Q10 What is the sum of the interior angles of a pentagon? (5 points)", 200, 510, 1100),
+             box("The interi", 240, 556, 170, h=50),  # the student's answer, level with the centre
+             box("Q11 Find the slope of the line passing through (1, 2) and (3, 8).", 200, 780, 1100)]
+    assert arrange_page(boxes, SIZE).text == "What is the sum of the interior angles of a pentagon?"
