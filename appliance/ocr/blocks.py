@@ -804,4 +804,12 @@ def continues(previous: Block, block: Block, unit: float, params: BlockParams) -
 
 
 def touches_edge(rows: list[Row]) -> bool:
-    return any(r.sides for r in rows)
+    return any(r.sides and not _whole_before_edge(r) for r in rows)
+
+
+def _whole_before_edge(row: Row) -> bool:
+    """A row that runs to the frame's right side only with writing after its problem's end
+    (「…求A∩B。由既属于A又」, the student's working in the box of the print): the problem
+    itself ends in the frame."""
+    kept = without_working(row.text)
+    return row.sides == {"right"} and kept != row.text and ends_sentence(kept)

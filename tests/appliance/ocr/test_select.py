@@ -1121,3 +1121,15 @@ def test_writing_right_under_a_questions_score_note_is_no_problem_whose_number_w
              box("The interi", 240, 556, 170, h=50),  # the student's answer, level with the centre
              box("Q11 Find the slope of the line passing through (1, 2) and (3, 8).", 200, 780, 1100)]
     assert arrange_page(boxes, SIZE).text == "What is the sum of the interior angles of a pentagon?"
+
+
+def test_working_written_on_to_the_frames_side_after_the_problems_end_does_not_cut_it():
+    def page(first):
+        return [box(first, 150, 560, 1450),  # its box reaches the frame's right side
+                box("6. 一个直角三角形的两条直角边分别是3和4，求斜边的长。", 140, 820, 750),
+                box("7. “床前明月光，疑是地上霜”的下一句是什么？", 160, 1000, 550)]
+    assert arrange_page(page("5. 已知集合A={1,2,3}，B={2,3,4}，求A∩B。由既属于A又"), SIZE).text == \
+        "已知集合A={1,2,3}，B={2,3,4}，求A∩B。"
+    # a problem whose own sentence runs out of the frame is cut: the next whole one is chosen
+    assert arrange_page(page("5. 一个长方形的长是8厘米，宽是5厘米，它的面积是多少平"), SIZE).text == \
+        "一个直角三角形的两条直角边分别是3和4，求斜边的长。"
