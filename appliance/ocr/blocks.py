@@ -646,16 +646,23 @@ def split_columns(boxes: list[TextBox], unit: float, params: BlockParams, rows: 
 
 def with_annotations_joined(columns: list[list[TextBox]]) -> list[list[TextBox]]:
     """Columns (left to right) with each one of annotations alone joined to the nearer
-    column beside it."""
+    column beside it, and so is one of the last answer options of rows to its left
+    ("A、16 B、3 C、14" … "D、13" set far right: :func:`_last_options`)."""
     joined = [list(c) for c in columns]
     for i in range(len(joined) - 1, -1, -1):
-        if len(joined) == 1 or _word_rows(joined[i]) > 0:
+        if len(joined) == 1 or (_word_rows(joined[i]) > 0 and not (i and _last_options(joined[i], joined[i - 1]))):
             continue
         gaps = [(_gap(joined[j], joined[i]) if j < i else _gap(joined[i], joined[j]), j)
                 for j in (i - 1, i + 1) if 0 <= j < len(joined)]
         nearest = min(gaps)[1]
         joined[nearest].extend(joined.pop(i))
     return joined
+
+
+def _last_options(column: list[TextBox], left: list[TextBox]) -> bool:
+    """Every box of the column is an answer option on a row whose part to the left holds
+    options too: the options of problems spread across the page, no column of its own."""
+    return all(is_options(b.text) and any(same_row(b, o) and is_options(o.text) for o in left) for b in column)
 
 
 def _word_rows(column: list[TextBox]) -> int:

@@ -1099,6 +1099,13 @@ def test_what_a_line_ending_on_a_colon_asks_for_is_the_problems_though_it_reads_
     assert arrange_page(boxes, SIZE).text == "Translate into Chinese: Practice makes perfect."
 
 
+def test_writing_right_under_a_questions_score_note_is_no_problem_whose_number_was_lost():
+    boxes = [box("Q9 Find the slope of the line passing through (1, 2) and (3, 6).", 200, 300, 1100),
+             box("Q10 What is the sum of the interior angles of a pentagon? (5 points)", 200, 510, 1100),
+             box("The interi", 240, 556, 170, h=50),  # the student's answer, level with the centre
+             box("Q11 Find the slope of the line passing through (1, 2) and (3, 8).", 200, 780, 1100)]
+    assert arrange_page(boxes, SIZE).text == "What is the sum of the interior angles of a pentagon?"
+
 
 def test_a_number_whose_digits_were_lost_leaves_its_dot_and_starts_a_problem():
     # a tick drawn over 「11.」: 「.」 is left, and Chinese never starts a line with it
@@ -1115,13 +1122,6 @@ def test_a_number_circled_by_a_pen_and_read_as_empty_brackets_starts_a_problem()
              box("(24) 水的化学式是什么？", 300, 800, 500)]
     assert arrange_page(boxes, SIZE).text == "地球自转的方向是怎样的？"
 
-def test_writing_right_under_a_questions_score_note_is_no_problem_whose_number_was_lost():
-    boxes = [box("Q9 Find the slope of the line passing through (1, 2) and (3, 6).", 200, 300, 1100),
-             box("Q10 What is the sum of the interior angles of a pentagon? (5 points)", 200, 510, 1100),
-             box("The interi", 240, 556, 170, h=50),  # the student's answer, level with the centre
-             box("Q11 Find the slope of the line passing through (1, 2) and (3, 8).", 200, 780, 1100)]
-    assert arrange_page(boxes, SIZE).text == "What is the sum of the interior angles of a pentagon?"
-
 
 def test_working_written_on_to_the_frames_side_after_the_problems_end_does_not_cut_it():
     def page(first):
@@ -1133,3 +1133,18 @@ def test_working_written_on_to_the_frames_side_after_the_problems_end_does_not_c
     # a problem whose own sentence runs out of the frame is cut: the next whole one is chosen
     assert arrange_page(page("5. 一个长方形的长是8厘米，宽是5厘米，它的面积是多少平"), SIZE).text == \
         "一个直角三角形的两条直角边分别是3和4，求斜边的长。"
+
+
+def test_the_last_answer_options_set_far_right_are_no_column():
+    # four options across the page, "D、…" far right of the others: a long line (its number
+    # circled and lost) crosses the gap, and the rows under it are one problem, not two columns
+    boxes = []
+    for i, (y, number) in enumerate(((150, "(15) 解方程组：x+y=10，x-y=4"), (300, "(16) 已知集合A={1,2,3}，求A∪B。"),
+                                     (640, "(18) 《孔乙己》的作者是谁？"), (790, "(19) 细胞的控制中心是什么结构？"),
+                                     (940, "(20) 计算：sin 30° + cos 60°"))):
+        boxes += [box(number, 120, y, 500), box("A、1 B、3 C、12", 180, y + 46, 700), box(f"D、{i}", 1100, y + 48, 110)]
+    boxes += [box("A bag contains 3 red balls and 5 blue balls. One ball is drawn at random. What is the probability that",
+                  190, 470, 1230),
+              box("it is red?", 180, 516, 130), box("A、16 B、3 C、14", 180, 562, 700), box("D、7", 1100, 564, 110)]
+    assert arrange_page(boxes, SIZE).text == ("A bag contains 3 red balls and 5 blue balls. One ball is drawn at random. "
+                                              "What is the probability that it is red?")
