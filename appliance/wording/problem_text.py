@@ -212,7 +212,8 @@ def reads_as_question(text: str) -> bool:
 # A student's working below a problem derives (「移项得…」, 「由牛顿第二定律…」, "So x = 4", "= 12 m/s", a
 # line left on an operator, an answer "x2 = 3") where a problem asks.
 _WORKING = re.compile(r"^\s*(?:由(?!于)|得|所以|因为|因此|∴|∵|移项|代入|化简|两边|[=＝](?!\s*[_＿?？(（])|(?i:so|therefore|hence|thus)\b)"
-                      r"|得\s*[^，。,]{0,12}[=＝]|[=＝+\-×÷]\s*$|^\s*[A-Za-z][\w₀-₉]{0,2}\s*[=＝]\s*-?[\d./]+\s*$")
+                      r"|得\s*[^，。,]{0,12}[=＝]|[=＝+\-×÷]\s*$|^\s*[A-Za-z][\w₀-₉]{0,2}\s*[=＝]\s*-?[\d./]+\s*$"
+                      r"|^\s*\d[\d.]*\s*[=＝]\s*-?[\d./]+\s*$")  # "2³ = 8" read as "23 = 8"
 
 
 def reads_as_working(line: str) -> bool:
@@ -223,6 +224,10 @@ def reads_as_working(line: str) -> bool:
 # A bare answer or score written after a problem's end (not a dot: 3.14): a number, a unit,
 # a tick (「？√1840」 「？ 160」 「（3分) 921918」 「？ +5」).
 _BARE_ANSWER = re.compile(r"^[\s√✓]*[+\-]?\d[\d.,/]*\s*(?:[A-Za-z°%℃元年米个]{1,3}|['′])?[\s√✓]*$")
+
+
+# The option a student chose, written right after a question: 「…哪个腔？B」.
+_CHOSEN_OPTION = re.compile(r"^\s*[A-DＡ-Ｄ]\s*$")
 
 
 # A teacher's score written at the text's end, apart from it: "4'" (4 points), "+2'".
@@ -240,7 +245,8 @@ def without_working(text: str) -> str:
     if end < 0 or not re.search(r"\w", rest):
         return text
     decimal = text[end] == "." and not rest[:1].isspace()  # 3.14, not "…2010. 5"
-    written = reads_as_working(rest) or (not decimal and _BARE_ANSWER.match(rest) is not None)
+    chosen = text[end] in "?？" and _CHOSEN_OPTION.match(rest) is not None  # 「…哪个腔？B」
+    written = reads_as_working(rest) or chosen or (not decimal and _BARE_ANSWER.match(rest) is not None)
     return text[:end + 1] if written else text
 
 

@@ -413,3 +413,15 @@ def test_a_number_whose_digits_were_lost_starts_a_problem_and_is_left_out(line):
 @pytest.mark.parametrize("line", ["（ ）", ".5 is a half", "...and so on", "() 1. 太阳从东边升起。"])
 def test_a_dot_or_brackets_before_no_chinese_text_start_no_problem(line):
     assert not starts_problem(line, False)
+
+
+@pytest.mark.parametrize(("line", "kept"), [("血液循环中，肺循环开始于心脏的哪个腔？B", "血液循环中，肺循环开始于心脏的哪个腔？"),
+                                            ("What is its kinetic energy?D", "What is its kinetic energy?"),
+                                            ("求log28的值。23 = 8", "求log28的值。")])
+def test_a_chosen_option_after_a_question_or_a_sum_after_the_end_is_the_students(line, kept):
+    assert without_working(line) == kept
+
+
+@pytest.mark.parametrize("line", ["Which letter comes after A?", "计算：2 + 3 = ?", "小明说：“选A。”B组有几人？"])
+def test_a_letter_or_a_sum_inside_the_problem_stays(line):
+    assert without_working(line) == line
