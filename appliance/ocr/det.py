@@ -118,17 +118,17 @@ Rect = tuple[tuple[float, float], tuple[float, float], float]
 
 
 def straight_pieces(prob: np.ndarray, contour: np.ndarray, rect: Rect, p: DetParams) -> list[tuple[Rect, Rect]]:
-    """(piece, piece grown by the unclip distance) for each straight piece of a region: the
-    region itself, unless it is a long line bent by a curled page (:class:`DetParams`)."""
+    """(piece, piece grown by the unclip distance) for each straight piece of a long line
+    bent by a curled page (:class:`DetParams`); none for a region that is no such line."""
     (cx, cy), (w, h), angle = rect
     length, across = max(w, h), min(w, h)
     thickness = cv2.contourArea(contour) / max(length, 1.0)
     bow = across - thickness
     if thickness >= p.bent_fill * across or length < 8 * thickness:
-        return [(rect, unclip(rect, p.unclip_ratio))]
+        return []
     count = min(p.most_pieces, int(np.ceil(np.sqrt(bow / (p.bow * thickness)))))
     if count < 2:
-        return [(rect, unclip(rect, p.unclip_ratio))]
+        return []
     along = np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))])
     if w < h:
         along = np.array([-along[1], along[0]])

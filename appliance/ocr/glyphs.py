@@ -353,8 +353,8 @@ def _blank_in_strip(grey: np.ndarray, letters: np.ndarray, least: int, crops: tu
     for share in (params.paper_share,) if other is None else (params.paper_share, params.faint_share):
         ink = dark(grey, share)
         found = blank_line(ink, 0, ink.shape[1], least, glyphs, letters)
-        if found is not None and (share == params.paper_share and not thin or _thin(ink, *found)) \
-                and (not thin or _level(ink, *found)):
+        if found is not None and (_thin(ink, *found) and _level(ink, *found) if thin
+                                  else share == params.paper_share or _thin(ink, *found)):
             break
         found = None
     if found is None or found[1] > params.start_within:

@@ -131,10 +131,7 @@ class PpOcrPipeline:
         (The reader runs this per photo and sends the crops of all photos in flight to
         recognition in shared batches.)"""
         watch = Stopwatch()
-        found = [d.quad for d in self.detector.detect(image.pixels, det_max_side)]
-        quads = nearest_centre(found, (image.pixels.shape[1], image.pixels.shape[0]), self.max_lines)
-        if len(quads) < len(found):
-            log.warning("OCR: %d lines found, only the %d nearest the centre are read", len(found), len(quads))
+        found, quads = self.detect(image.pixels, det_max_side)
         watch.lap("det")
         if not quads:
             return FoundLines(image.pixels, [], [], 0, watch)
@@ -146,14 +143,21 @@ class PpOcrPipeline:
         return FoundLines(pixels, [quads[i] for i in kept], [crops[i] for i in kept], rotation, watch,
                           len(found) - len(kept), unsure)
 
+    def detect(self, pixels: np.ndarray, det_max_side: int | None) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Every line box found, and those to read: at most ``max_lines``, the nearest the centre."""
+        found = [d.quad for d in self.detector.detect(pixels, det_max_side)]
+        quads = nearest_centre(found, (pixels.shape[1], pixels.shape[0]), self.max_lines)
+        if len(quads) < len(found):
+            log.warning("OCR: %d lines found, only the %d nearest the centre are read", len(found), len(quads))
+        return found, quads
+
     def found_again(self, pixels: np.ndarray, det_max_side: int | None, first: tuple[list, list, list],
                     watch: Stopwatch) -> tuple[list, list[np.ndarray], list[np.ndarray]]:
         """A turned page's lines found again on it upright: the detector, trained on upright
         text, cuts and joins a line differently upside down or sideways (a line's number
         under a teacher's tick was lost that way). ``first``: the boxes found as it came
         (all, those kept, their crops), which stay if none are found now."""
-        found = [d.quad for d in self.detector.detect(pixels, det_max_side)]
-        quads = nearest_centre(found, (pixels.shape[1], pixels.shape[0]), self.max_lines)
+        found, quads = self.detect(pixels, det_max_side)
         watch.lap("det")
         if not quads:
             return first
