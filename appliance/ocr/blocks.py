@@ -64,6 +64,7 @@ class BlockParams:
     side_reach: float = 2.0  # ...or, alone on its row, this far from the text of the rows above and below
     side_gap_before_number: float = 0.3  # ...or this far from a problem number at its right
     side_inset: float = 1.0  # a box this near the side, under or over one at it, is of its column too
+    side_words: float = 2.0  # a remnant that long, ending before the column's margin beside it, is another column's
     written_height: float = 1.6  # a short figure this many line heights tall is written by hand...
     written_ratio: float = 1.3  # ...as is one this much taller than the line it follows,
     written_gap: float = 0.3  # ...this many line heights after its end
@@ -501,7 +502,21 @@ def other_column_at_side(box: TextBox, boxes: list[TextBox], size: tuple[int, in
     gap, nearest = min(zip(gaps, row), key=lambda pair: pair[0])
     if at_left and TOP_LEVEL.match(nearest.text) and gap >= params.side_gap_before_number * unit:
         return True  # a problem number starts the line: what stands before it is another column's
+    if at_left and gap >= params.side_gap_before_number * unit and _before_margin(box, boxes, size, unit, params):
+        return True  # it ends before the left margin of the column beside it
     return gap >= params.side_gap * unit
+
+
+def _before_margin(box: TextBox, boxes: list[TextBox], size: tuple[int, int], unit: float,
+                   params: BlockParams) -> bool:
+    """Words cut by the frame's left side that end before the left margin of the lines
+    above and below them (those within ``side_reach`` line heights, clear of the side)."""
+    if box.right - box.left < params.side_words * unit or TOP_LEVEL.match(box.text):
+        return False
+    near = [o for o in boxes if o is not box and not same_row(o, box)
+            and "left" not in sides_of(o, size, params.edge_margin)
+            and abs(o.centre_y - box.centre_y) < params.side_reach * unit]
+    return bool(near) and all(o.left >= box.right for o in near)
 
 
 def _side_column(box: TextBox, boxes: list[TextBox], size: tuple[int, int], unit: float,

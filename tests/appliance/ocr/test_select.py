@@ -266,6 +266,29 @@ def test_a_remnant_of_the_next_column_at_the_frame_side_is_left_out():
     assert arrange_page(boxes, SIZE).text == "豌豆的高茎对矮茎为显性，求子代中矮茎所占的比例是多少？"
 
 
+def test_a_cut_columns_line_ending_before_the_framed_columns_margin_is_left_out():
+    # the left column's line, cut by the frame, runs on to a teacher's 「-1」 and ends 28 px
+    # before the framed problem's options row; the lines above and below it start further right
+    boxes = [at("14 写出名词child的复数形式。", 533, 1140, 295, 362),
+             at("A. went B. better C. gone D.since", 453, 1159, 361, 419),
+             at("15 （6分）写出名词 tooth 的复数形式。", 437, 1086, 463, 531),
+             at("端的电压是6V，通过 -1", 0, 426, 506, 569),
+             at("A.the Nile B. better C.cheap D.teeth", 454, 1166, 529, 586),
+             at("电阻的阻值。", 0, 179, 568, 627),
+             at("16 (8分) What is the past participle of \"go\"?", 493, 1205, 628, 686),
+             at("A.1492 B. teeth C.a D.go", 453, 1127, 689, 749)]
+    assert arrange_page(boxes, (1440, 1080)).text == "写出名词 tooth 的复数形式。"
+
+
+def test_a_cut_problem_number_before_its_indented_line_stays():
+    # a problem number cut by the frame's left side, its text starting after a gap: no
+    # remnant, however far right the lines above and below begin
+    boxes = [at("11. 计算：3/4 + 1/6", 100, 700, 200, 260),
+             at("12.", 0, 60, 520, 580), at("一个定值电阻两端的电压是6V，求电流。", 100, 900, 520, 580),
+             at("13. 水的化学式是什么？", 100, 600, 840, 900)]
+    assert arrange_page(boxes, (1440, 1080)).text == "一个定值电阻两端的电压是6V，求电流。"
+
+
 def test_a_line_of_a_cut_column_that_starts_a_character_in_is_that_columns_too():
     # a page photographed at a slant: the left column is cut by the frame's side, and its
     # line 「者是谁?」 starts 8 px in, under a line at the side and level with the framed
