@@ -229,6 +229,10 @@ _BARE_ANSWER = re.compile(r"^[\s√✓]*[+\-]?\d[\d.,/]*\s*(?:[A-Za-z°%℃元�
 # The option a student chose, written right after a question: 「…哪个腔？B」.
 _CHOSEN_OPTION = re.compile(r"^\s*[A-DＡ-Ｄ]\s*$")
 
+# A word or two written right after a question, no sentence of its own: 「…消化腺是什么？肝脏」.
+# Not an instruction whose full stop was lost (「…对吗？说明理由」).
+_SHORT_ANSWER = re.compile(r"^\s*(?![写求说列画计解判比选填指简举试请用并])[\u4e00-\u9fff]{1,4}\s*$")
+
 
 # A teacher's score written at the text's end, apart from it: "4'" (4 points), "+2'".
 _SCORE_MARK_AT_END = re.compile(r"\s+[+\-]?\d{1,2}\s*['′]\s*$")
@@ -245,7 +249,7 @@ def without_working(text: str) -> str:
     if end < 0 or not re.search(r"\w", rest):
         return text
     decimal = text[end] == "." and not rest[:1].isspace()  # 3.14, not "…2010. 5"
-    chosen = text[end] in "?？" and _CHOSEN_OPTION.match(rest) is not None  # 「…哪个腔？B」
+    chosen = text[end] in "?？" and (_CHOSEN_OPTION.match(rest) or _SHORT_ANSWER.match(rest)) is not None
     written = reads_as_working(rest) or chosen or (not decimal and _BARE_ANSWER.match(rest) is not None)
     return text[:end + 1] if written else text
 
