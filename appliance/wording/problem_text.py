@@ -264,6 +264,37 @@ def starts_sub_questions(line: str) -> bool:
     return re.match(rf"\s*{_FIRST_PART}", line) is not None
 
 
+# Sub-questions that say only how to answer: show the working, explain, check, give the
+# formula used or the units (「（1）写出计算过程；（2）说明理由。」, "(a) Show your working."). They
+# ask for nothing new: the problem is its stem.
+_HOW_TO_ANSWER = (
+    r"(?i:(?:please\s+)?(?:show|write\s+(?:down|out))\s+(?:all\s+)?(?:of\s+)?(?:your\s+|the\s+)?"
+    r"(?:working|work|steps|method|calculations?|reasoning|formulae?|equations?)(?:\s+(?:you\s+)?used?)?"
+    r"|explain\s+(?:your\s+(?:answer|reasoning|method)|why|how\s+you\s+(?:got|found)\s+(?:it|your\s+answer))"
+    r"|justify\s+your\s+answer|check\s+(?:your\s+answer|that\s+your\s+answer\s+is\s+(?:correct|right))"
+    r"|give\s+(?:your\s+|the\s+)?(?:answer|result)(?:\s+(?:with|in)\s+(?:the\s+)?(?:correct\s+)?units?"
+    r"|\s+in\s+(?:its\s+)?simplest\s+form)?|give\s+(?:a\s+)?reasons?)"
+    r"|写出(?:你的)?(?:所用的?)?(?:计算|解题|解答|推理)?(?:过程|步骤|思路|公式|答语)|说明(?:你的)?理由"
+    r"|列式计算|列出算式|代入数据求解|求出结果|检验(?:你的)?(?:答案|结果)(?:是否正确)?")
+_HOW_TO_PART = re.compile(rf"\s*(?:{_BRACKETED}|{_LETTER_PART}|[①-⑩])?\s*(?:{_HOW_TO_ANSWER})\s*[.;:。；，,！!]?\s*")
+_PART_LABEL = re.compile(rf"{_BRACKETED}|{_LETTER_PART}|[①-⑩]")
+
+
+def says_how_to_answer(line: str) -> bool:
+    """Every part of the line says only how to answer (:data:`_HOW_TO_ANSWER`)."""
+    starts = [0, *(m.start() for m in _PART_LABEL.finditer(line) if m.start()), len(line)]
+    parts = [line[a:b] for a, b in zip(starts, starts[1:]) if line[a:b].strip()]
+    return bool(parts) and all(_HOW_TO_PART.fullmatch(part) for part in parts)
+
+
+def without_how_to_answer(text: str) -> str:
+    """The text without the sub-questions at its end that say only how to answer."""
+    for label in _PART_LABEL.finditer(text):
+        if label.start() and says_how_to_answer(text[label.start():]):
+            return text[:label.start()].rstrip()
+    return text
+
+
 def stem_asks(text: str) -> bool:
     """The problem's stem asks by itself and has ended (「…有几个电子？」, 「写出…。」): its
     sub-questions then say how to answer it, and the bank keeps the stem. A stem of givens

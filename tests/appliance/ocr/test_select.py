@@ -266,6 +266,24 @@ def test_a_remnant_of_the_next_column_at_the_frame_side_is_left_out():
     assert arrange_page(boxes, SIZE).text == "豌豆的高茎对矮茎为显性，求子代中矮茎所占的比例是多少？"
 
 
+def test_sub_questions_that_say_how_to_answer_are_no_problem_of_their_own():
+    # problems numbered "(6)", "(7)": the sub-questions "(1)", "(2)" under problem 7 read as
+    # problems, and the first lies nearest the centre; it asks nothing, so 7 is the problem
+    boxes = [at("(6)“白日依山尽”的下一句是什么?", 222, 767, 181, 234), at("(A) 王维", 292, 426, 228, 280),
+             at("(7)解方程: x²-5x+4=0", 212, 633, 462, 509), at("(1) 写出计算过程;", 316, 606, 509, 556),
+             at("(2) 说明你的理由。", 314, 604, 555, 603)]
+    layout = arrange_page(boxes, (768, 1024))
+    assert layout.text == "解方程: x²-5x+4=0"
+
+
+def test_sub_questions_that_say_how_to_answer_are_left_out_of_the_problem():
+    boxes = [at("3. Change into the passive voice: Tom cleans the room every day.", 167, 1029, 274, 323),
+             at('4. Fill in the blank with "a" or "an": ____ university', 176, 929, 418, 467),
+             at("(1) Show your working.", 233, 545, 477, 528), at("(2) Explain your answer.", 237, 569, 535, 587),
+             at("5. Translate into Chinese: Practice makes perfect.", 193, 851, 675, 720)]
+    assert arrange_page(boxes, (1280, 960)).text == 'Fill in the blank with "a" or "an": ____ university'
+
+
 def test_a_cut_columns_line_ending_before_the_framed_columns_margin_is_left_out():
     # the left column's line, cut by the frame, runs on to a teacher's 「-1」 and ends 28 px
     # before the framed problem's options row; the lines above and below it start further right

@@ -4,8 +4,8 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 import pytest
 
 from appliance.wording.problem_text import (blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
-                                            is_header, is_lead_in, is_mark, is_scribble, reads_as_working, starts_problem, strip_number, strip_ticks,
-                                            without_answer_bracket, without_working)
+                                            is_header, is_lead_in, is_mark, is_scribble, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
+                                            without_answer_bracket, without_how_to_answer, without_working)
 
 
 @pytest.mark.parametrize("line, rest", [("V【2】“欲穷千里目”的下一句是什么？", "【2】“欲穷千里目”的下一句是什么？"),
@@ -429,3 +429,26 @@ def test_a_chosen_option_after_a_question_or_a_sum_after_the_end_is_the_students
                                   "它的面积是多少？（π 取 3.14）", "什么是光合作用？它在哪里进行？"])
 def test_a_letter_or_a_sum_inside_the_problem_stays(line):
     assert without_working(line) == line
+
+
+@pytest.mark.parametrize("line", ["(1) Show your working.", "(2) Explain your answer.", "(a) Write down the formula you use.",
+                                  "(b) Give the answer with units.", "（1）写出计算过程；（2）说明理由。", "(2) 检验你的答案是否正确。",
+                                  "① 列式计算", "(1) Show all your working. (2) Justify your answer."])
+def test_sub_questions_that_say_only_how_to_answer_are_told(line):
+    assert says_how_to_answer(line)
+
+
+@pytest.mark.parametrize("line", ["(1) 求 f(2) 的值", "(2) Explain why the sky is blue.", "(1) 写出化学方程式",
+                                  "Give the chemical formula of water.", "(1) 写出计算过程; (2) 求 x", "写出名词 tooth 的复数形式。"])
+def test_sub_questions_that_ask_something_are_not_how_to_answer(line):
+    assert not says_how_to_answer(line)
+
+
+@pytest.mark.parametrize("text, kept", [
+    ('Fill in the blank with "a" or "an": ____ apple (1) Show your working. (2) Explain your answer.',
+     'Fill in the blank with "a" or "an": ____ apple'),
+    ("因式分解：x² - 9 (1) 求出结果; (2) 检验你的答案是否正确。", "因式分解：x² - 9"),
+    ("已知 f(x) = 2x + 1。(1) 求 f(2)；(2) 写出计算过程。", "已知 f(x) = 2x + 1。(1) 求 f(2)；"),
+    ("计算：(1) 3 + 5；(2) 4 × 6", "计算：(1) 3 + 5；(2) 4 × 6")])
+def test_how_to_answer_sub_questions_at_the_end_are_left_out(text, kept):
+    assert without_how_to_answer(text) == kept
