@@ -129,15 +129,17 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
         return []
     unit = statistics.median(b.height for b in boxes)
     figures_spoken_of = any(speaks_of_figure(b.text) for b in boxes)
+    at_side = {id(b) for b in boxes if other_column_at_side(b, boxes, size, unit, params)}
+    framed = [b for b in boxes if id(b) not in at_side]  # a figure's row ends where another column's remnant starts
     print_boxes = [b for b in boxes if not is_scribble(b.text) and not isolated_mark(b, boxes, unit, params)
                    and not margin_note(b, boxes, unit, params)
                    and not trailing_stray(b, boxes, unit, params) and not another_columns_number(b, boxes, params)
                    and not written_after_the_end(b, boxes, size, params)
                    and not answer_after_the_end(b, boxes, unit, params)
-                   and (figures_spoken_of or not figure_beside(b, boxes, unit, params))]
+                   and (figures_spoken_of or not figure_beside(b, boxes if id(b) in at_side else framed, unit, params))]
     # another column's lines at the frame's side are left out of the problems, not of the
     # page's columns: its gutter is found with them
-    text_boxes = [b for b in print_boxes if not other_column_at_side(b, boxes, size, unit, params)]
+    text_boxes = [b for b in print_boxes if id(b) not in at_side]
     kept = text_boxes or boxes
     if gutters is None:
         gutters = page_gutters(print_boxes or boxes, unit, params)

@@ -407,9 +407,19 @@ def speaks_of_figure(text: str) -> bool:
     return _SPEAKS_OF_FIGURE.search(text) is not None
 
 
+# A table's row of cells read as one piece ("24 20 20 15"), and a quantity over its unit
+# heading a table's row or a figure's axis ("v/(m/s)", "t/s").
+_CELLS = re.compile(r"\s*-?\d+(?:\.\d+)?(?:\s+-?\d+(?:\.\d+)?){1,7}\s*")
+_QUANTITY_OVER_UNIT = re.compile(r"\s*[A-Za-zα-ωΔ]{1,2}\s*/\s*(?:\(\s*[A-Za-z°℃%]{1,3}\s*/\s*[A-Za-z²]{1,3}\s*\)"
+                                 r"|[A-Za-z°℃%]{1,3})\s*")
+
+
 def is_label(piece: str) -> bool:
     """A piece of text set apart on its row that can be a figure's label or a table's cell
-    ("x", "-1", "55", 「时间/min」): short, no equation, no sentence, no sub-question number."""
+    ("x", "-1", "55", 「时间/min」, a row of cells "24 20 20 15", "v/(m/s)"): short, no
+    equation, no sentence, no sub-question number."""
+    if _CELLS.fullmatch(piece) or _QUANTITY_OVER_UNIT.fullmatch(piece):
+        return True
     text = piece.replace(" ", "")
     return 0 < len(text) <= 6 and not any(ch in "=＝。？?，,：:" for ch in text) and not SUB_LEVEL.match(text)
 

@@ -284,6 +284,20 @@ def test_sub_questions_that_say_how_to_answer_are_left_out_of_the_problem():
     assert arrange_page(boxes, (1280, 960)).text == 'Fill in the blank with "a" or "an": ____ university'
 
 
+def test_a_table_beside_a_problem_next_to_another_columns_remnant_is_left_out():
+    # the table's cells were read in runs ("24 20 20 15") under headings "t/s", "v/(m/s)";
+    # the right column's remnant, cut by the frame, stands on the same rows after them
+    boxes = [at("(16) 计算:(-3)²-2×(-5)", 477, 751, 321, 357),
+             at("(17)《论语》主要记录了谁", 425, 791, 425, 475), at("t/s", 838, 878, 442, 474),
+             at("24 8", 888, 952, 438, 476), at("26", 944, 980, 440, 474), at("型为 Dd 的豌", 1139, 1279, 417, 455),
+             at("的言行？它是哪一学派", 546, 790, 462, 502), at("v/(m/s)", 825, 891, 477, 509), at("4", 896, 924, 478, 504),
+             at("13", 923, 949, 481, 503), at("24", 947, 981, 477, 507), at("20", 978, 1004, 478, 504),
+             at("交，子代中矮", 1139, 1279, 453, 491),
+             at("的经典?", 545, 641, 497, 535), at("s/m", 834, 880, 512, 542), at("24 20 20 15", 887, 1011, 509, 547),
+             at("(18) 成语“亡羊补牢”比喻什么?", 480, 840, 656, 696)]
+    assert arrange_page(boxes, (1280, 960)).text == "《论语》主要记录了谁的言行？它是哪一学派的经典?"
+
+
 def test_a_cut_columns_line_ending_before_the_framed_columns_margin_is_left_out():
     # the left column's line, cut by the frame, runs on to a teacher's 「-1」 and ends 28 px
     # before the framed problem's options row; the lines above and below it start further right

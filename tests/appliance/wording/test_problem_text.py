@@ -4,7 +4,7 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 import pytest
 
 from appliance.wording.problem_text import (blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
-                                            is_header, is_lead_in, is_mark, is_scribble, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
+                                            is_header, is_label, is_lead_in, is_mark, is_scribble, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_how_to_answer, without_working)
 
 
@@ -452,3 +452,13 @@ def test_sub_questions_that_ask_something_are_not_how_to_answer(line):
     ("计算：(1) 3 + 5；(2) 4 × 6", "计算：(1) 3 + 5；(2) 4 × 6")])
 def test_how_to_answer_sub_questions_at_the_end_are_left_out(text, kept):
     assert without_how_to_answer(text) == kept
+
+
+@pytest.mark.parametrize("piece", ["24 20 20 15", "v/(m/s)", "t/s", "a/(m/s²)", "3.5 4 -2"])
+def test_a_run_of_table_cells_or_a_quantity_over_its_unit_is_a_label(piece):
+    assert is_label(piece)
+
+
+@pytest.mark.parametrize("piece", ["(1) 2 3 4", "x = 2 3", "The speed is v/(m/s)"])
+def test_a_sub_question_an_equation_or_a_sentence_is_no_label(piece):
+    assert not is_label(piece)
