@@ -497,7 +497,7 @@ def other_column_at_side(box: TextBox, boxes: list[TextBox], size: tuple[int, in
     row = [o for o in boxes if o is not box and same_row(o, box) and not is_stray(o.text)]
     if not row:  # alone on its row: compare with the rows around it, leaving out other remnants at this side
         row = [o for o in boxes if o is not box and abs(o.centre_y - box.centre_y) < params.side_reach * unit
-               and side not in sides_of(o, size, params.edge_margin)]
+               and side not in sides_of(o, size, params.edge_margin) and not is_stray(o.text)]
     if not row:
         return False
     gaps = [(o.left - right) if at_left else (box.left - o.right) for o in row]

@@ -444,9 +444,13 @@ def is_signed_score(text: str) -> bool:
 def is_stray(text: str) -> bool:
     """Short marks or figures that are not a problem's words when they stand apart after
     a line: a hand-written score ("12", "-2", "+3"), a cross, a circled number, another
-    column's bare problem number ("13.")."""
+    column's bare problem number ("13."), a score with its unit (「8分」)."""
     text = text.strip()
-    return 0 < len(text) <= 3 and all(ch.isdigit() or ch in MARK_CHARS or ch in "-+－" for ch in text)
+    return (0 < len(text) <= 3 and all(ch.isdigit() or ch in MARK_CHARS or ch in "-+－" for ch in text)
+            or _SCORE_WRITTEN.fullmatch(text) is not None)
+
+
+_SCORE_WRITTEN = re.compile(r"[+\-－]?\d{1,2}\s*分")
 
 
 def is_lone_letter(text: str) -> bool:

@@ -298,6 +298,20 @@ def test_a_table_beside_a_problem_next_to_another_columns_remnant_is_left_out():
     assert arrange_page(boxes, (1280, 960)).text == "《论语》主要记录了谁的言行？它是哪一学派的经典?"
 
 
+def test_a_remnant_at_the_side_beside_a_teachers_score_is_still_another_columns():
+    # 「is its」, the left column's line cut by the frame, stands alone on its row; the red
+    # 「8分」 written just right of it is no text of the framed column
+    boxes = [at("10) 求 24 和 36 的最大公因数。", 338, 907, 172, 231),
+             at("(A) -12 (B) 22 (C) 24 (D) 12", 333, 1161, 238, 307),
+             at("11) 用 20 N 的水平拉力拉着物体沿水平方向移动了", 333, 1262, 425, 484),
+             at("5 m，用时 10 s，拉力做功的功率是多少？", 329, 1106, 484, 542),
+             at("(A)9", 326, 443, 553, 621), at("(B) 12", 803, 938, 553, 619),
+             at("air", 0, 61, 599, 659), at("(C) 10", 326, 466, 616, 681), at("(D) 5", 803, 923, 614, 682),
+             at("is its", 0, 116, 662, 721), at("8分", 130, 268, 693, 793),
+             at("12) What is the SI unit of force?", 323, 941, 806, 868)]
+    assert arrange_page(boxes, (1440, 1080)).text == "用 20 N 的水平拉力拉着物体沿水平方向移动了5 m，用时 10 s，拉力做功的功率是多少？"
+
+
 def test_a_cut_columns_line_ending_before_the_framed_columns_margin_is_left_out():
     # the left column's line, cut by the frame, runs on to a teacher's 「-1」 and ends 28 px
     # before the framed problem's options row; the lines above and below it start further right

@@ -4,7 +4,7 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 import pytest
 
 from appliance.wording.problem_text import (blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
-                                            is_header, is_label, is_lead_in, is_mark, is_scribble, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
+                                            is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_how_to_answer, without_working)
 
 
@@ -462,3 +462,13 @@ def test_a_run_of_table_cells_or_a_quantity_over_its_unit_is_a_label(piece):
 @pytest.mark.parametrize("piece", ["(1) 2 3 4", "x = 2 3", "The speed is v/(m/s)"])
 def test_a_sub_question_an_equation_or_a_sentence_is_no_label(piece):
     assert not is_label(piece)
+
+
+@pytest.mark.parametrize("text", ["8分", "-2分", "10 分", "12", "+3"])
+def test_a_score_written_alone_is_stray(text):
+    assert is_stray(text)
+
+
+@pytest.mark.parametrize("text", ["8分钟", "分", "共100分", "得分"])
+def test_words_with_a_score_unit_are_not_stray(text):
+    assert not is_stray(text)
