@@ -213,7 +213,9 @@ def reads_as_question(text: str) -> bool:
 # line left on an operator, an answer "x2 = 3") where a problem asks.
 _WORKING = re.compile(r"^\s*(?:由(?!于)|得|所以|因为|因此|∴|∵|移项|代入|化简|两边|[=＝](?!\s*[_＿?？(（])|(?i:so|therefore|hence|thus)\b)"
                       r"|得\s*[^，。,]{0,12}[=＝]|[=＝+\-×÷]\s*$|^\s*[A-Za-z][\w₀-₉]{0,2}\s*[=＝]\s*-?[\d./]+\s*$"
-                      r"|^\s*\d[\d.]*\s*[=＝]\s*-?[\d./]+\s*$")  # "2³ = 8" read as "23 = 8"
+                      r"|^\s*\d[\d.]*\s*[=＝]\s*-?[\d./]+\s*$"  # "2³ = 8" read as "23 = 8"
+                      r"|^\s*[\d.]+(?:\s*[+\-×÷*/^]\s*[\d.]+)*\s*[=＝]\s*[\d.]+(?:\s*[+\-×÷*/^]\s*[\d.]+)+"
+                      r"|^\s*[\d.]+(?:\s*[+\-×÷*/^]\s*[\d.]+)+\s*[=＝]\s*[\d.]+")  # a sum worked: "36=2²×3²"
 
 
 def reads_as_working(line: str) -> bool:
@@ -234,8 +236,13 @@ _CHOSEN_OPTION = re.compile(r"^\s*[A-DＡ-Ｄ]\s*$")
 _SHORT_ANSWER = re.compile(r"^\s*(?![写求说列画计解判比选填指简举试请用并])[\u4e00-\u9fff]{1,4}\s*$")
 
 
-# A teacher's score written at the text's end, apart from it: "4'" (4 points), "+2'".
-_SCORE_MARK_AT_END = re.compile(r"\s+[+\-]?\d{1,2}\s*['′]\s*$")
+# A teacher's score written at the text's end, apart from it: "4'" (4 points), "+2'", 「5分」
+# (not after Chinese words: 「…用了 8 分」).
+_SCORE_MARK_AT_END = re.compile(r"\s+[+\-]?\d{1,2}\s*['′]\s*$|(?<=[^\u4e00-\u9fff\s])\s+[+\-]?\d{1,2}\s*分\s*$")
+
+
+# A sentence's end; not a decimal point (0.5) nor an option's (「B. 3.5」).
+_END_NOT_DECIMAL = re.compile(r"[？?。！!）)]|(?<!\b[A-D])(?:(?<!\d)\.|\.(?!\d))")
 
 
 def without_working(text: str) -> str:
@@ -244,9 +251,9 @@ def without_working(text: str) -> str:
     "…= 0 (10 marks) x2 = 3" as one line), or a bare answer after it; nor a teacher's
     score after a formula (「计算：3/4+1/6 4'」)."""
     text = _SCORE_MARK_AT_END.sub("", text)
-    end = max(text.rfind(ch) for ch in _SENTENCE_END)
+    end = max((m.start() for m in _END_NOT_DECIMAL.finditer(text)), default=-1)  # 「？0.5mol」: not its point
     rest = text[end + 1:]
-    if end < 0 or not re.search(r"\w", rest):
+    if end < 0 or not re.search(r"\w", rest) or rest.lstrip()[:1] in "（([【":  # given data: 「？（ρ水 = 1.0×」
         return text
     decimal = text[end] == "." and not rest[:1].isspace()  # 3.14, not "…2010. 5"
     chosen = text[end] in "?？" and (_CHOSEN_OPTION.match(rest) or _SHORT_ANSWER.match(rest)) is not None

@@ -472,3 +472,18 @@ def test_a_score_written_alone_is_stray(text):
 @pytest.mark.parametrize("text", ["8分钟", "分", "共100分", "得分"])
 def test_words_with_a_score_unit_are_not_stray(text):
     assert not is_stray(text)
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("求24 和 36 的最小公倍数。36=22×32 23×32=8×9", "求24 和 36 的最小公倍数。"),
+    ("在等差数列{an} 中，a₁ = 2，公差d = 3，求 a₁₀。2+9×3=29", "在等差数列{an} 中，a₁ = 2，公差d = 3，求 a₁₀。"),
+    ("标准状况下，11.2 L 氧气的物质的量是多少？0.5mol 5分", "标准状况下，11.2 L 氧气的物质的量是多少？"),
+    ("现价是多少元？ 160.5", "现价是多少元？")])
+def test_a_worked_sum_or_an_answer_with_a_decimal_point_after_the_end_is_the_students(text, kept):
+    assert without_working(text) == kept
+
+
+@pytest.mark.parametrize("text", ["水面下 2 m 深处，水产生的压强是多少？（ρ水 = 1.0×", "Which is larger? A. 2.5 B. 3.5",
+                                  "小明跑完全程用了 8 分", "计算：3 × 4 + 5 = ?", "取 π = 3.14", "已知 a = 2.5, b = 3"])
+def test_given_data_options_and_sums_to_work_out_stay(text):
+    assert without_working(text) == text
