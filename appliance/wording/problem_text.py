@@ -78,6 +78,13 @@ _SECTION = re.compile(rf"^\s*(?:[{CN_DIGITS}]+\s*[、.．]\s*[^\s（(\[【]{{0,8
 # A section heading with a short label and nothing else: 「三、基础知识」 「一、解方程（每题4分）」
 # (「十一、解方程：2x+3=13」 is a problem).
 _SECTION_LABEL = re.compile(rf"^\s*[{CN_DIGITS}]{{1,3}}\s*[、.．]\s*[\u4e00-\u9fff]{{2,8}}\s*(?:{_SCORE_NOTE})?\s*$")
+# An English section heading with a title and nothing else, perhaps its score note: "IV. Fill in
+# the Blanks (2 marks each)", "Section E: Reading Comprehension" (every word of four letters
+# or more capitalised: "IV. Name the largest ocean" is a problem); 「第二部分 选择题」.
+_SECTION_TITLE = re.compile(
+    rf"^\s*(?:(?:[IVX]{{1,4}}\s*[.．、]|(?i:part|section)\s+[A-Z\d]{{1,3}}\s*[:：.．]?)\s*"
+    rf"(?:[A-Z][A-Za-z-]*|[a-z]{{1,3}})(?:\s+(?:[A-Z][A-Za-z-]*|[a-z]{{1,3}})){{0,4}}"
+    rf"|第\s*[{CN_DIGITS}\d]{{1,3}}\s*部分\s*[\u4e00-\u9fff]{{0,8}})\s*(?:{_SCORE_NOTE})?\s*$")
 # A workbook's section label set in brackets, alone on its line: 【能力提升】 〔拓展延伸〕 [基础训练]
 _BRACKETED_LABEL = re.compile(r"^[【〔\[［]\s*[\u4e00-\u9fff]{2,8}\s*[】〕\]］]$")
 # Where the answer space begins: 「解：」 「答：」 "Answer:" at the start of a line, or right after
@@ -165,7 +172,8 @@ def is_header(line: str) -> bool:
         return False
     if is_number_alone(text) or is_lead_in(text):
         return True
-    if (_SECTION.match(text) and len(text) <= 24) or _SECTION_LABEL.match(text) or _BRACKETED_LABEL.match(text):
+    if ((_SECTION.match(text) and len(text) <= 24) or _SECTION_LABEL.match(text) or _BRACKETED_LABEL.match(text)
+            or _SECTION_TITLE.match(text)):
         return True
     if _FORM_LINE.match(text):
         return True

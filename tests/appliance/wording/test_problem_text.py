@@ -487,3 +487,15 @@ def test_a_worked_sum_or_an_answer_with_a_decimal_point_after_the_end_is_the_stu
                                   "小明跑完全程用了 8 分", "计算：3 × 4 + 5 = ?", "取 π = 3.14", "已知 a = 2.5, b = 3"])
 def test_given_data_options_and_sums_to_work_out_stay(text):
     assert without_working(text) == text
+
+
+@pytest.mark.parametrize("line", ["IV. Fill in the Blanks (2 marks each)", "Section E: Fill in the Blanks",
+                                  "II. Multiple Choice (3 marks each)", "Section C: Reading Comprehension", "第二部分 选择题"])
+def test_a_section_heading_with_a_title_is_a_header(line):
+    assert is_header(line)
+
+
+@pytest.mark.parametrize("line", ["IV. Name the largest ocean", "III. What is 3 + 4?", "V. Solve x + 2 = 5",
+                                  'II. Fill in the blank with "a" or "an": ___ apple', "IV. Who wrote Hamlet"])
+def test_a_problem_numbered_in_roman_figures_is_no_header(line):
+    assert not is_header(line)
