@@ -207,6 +207,7 @@ def _runs(row: np.ndarray) -> list[tuple[int, int]]:
 @dataclass(frozen=True)
 class BesideParams:
     reach: float = 3.0  # a blank beside a box is looked for this many line heights past its end
+    between_reach: float = 6.0  # ...and between two boxes of a row this far apart (a long drawn blank)
     least_gap: float = 0.3  # ...where the next box on its row stands at least this far (line heights)
     gap_fill: float = 0.8  # between two boxes, the stroke spans at least this share of the gap
     start_within: int = 30  # the blank's line starts this close to the box's edge (48-px scale)
@@ -229,16 +230,16 @@ def blanks_beside(pixels: np.ndarray, quads: list[np.ndarray], texts: list[str],
         text = texts[i].strip()
         if not text:
             continue
-        after, before = line.neighbours(lines, params.reach)
-        if after is not None and not _note_or_mark(texts[after]):
+        near, before = line.neighbours(lines, params.reach)
+        after = near if near is not None else line.neighbours(lines, params.between_reach)[0]
+        right = False
+        if near is None:  # the row's end, or a long gap that a long blank may fill
+            right = line.next_row(lines) is not None and not ends_sentence(text) and blank_beside(
+                pixels, quads[i], params.reach * line.height, (crops[i], None), "right", glyphs, params)
+        if not right and after is not None and not _note_or_mark(texts[after]):
             gap = lines[after].start - line.end
             right = gap >= params.least_gap * line.height and blank_beside(
                 pixels, quads[i], gap, (crops[i], crops[after]), "right", glyphs, params)
-        elif after is None:
-            right = line.next_row(lines) is not None and not ends_sentence(text) and blank_beside(
-                pixels, quads[i], params.reach * line.height, (crops[i], None), "right", glyphs, params)
-        else:
-            right = False
         if right and not text.endswith("_") and not ends_sentence(text) and (len(text.replace(" ", "")) > 2 or text.isalpha()):
             out[i] = f"{out[i]} {BLANK}"
         above = line.previous_row(lines) if before is None else None
@@ -322,7 +323,8 @@ def blank_beside(pixels: np.ndarray, quad: np.ndarray, length: float, crops: tup
     along = (tr - tl) / max(float(np.linalg.norm(tr - tl)), 1e-6) * (1 if side == "right" else -1)
     start = (tr, br) if side == "right" else (tl, bl)
     # up to the frame's side: a blank at the end of a line that runs near it
-    length = min(length, params.reach * height, _room(start, along, pixels.shape))
+    reach = params.reach if crops[1] is None else params.between_reach
+    length = min(length, reach * height, _room(start, along, pixels.shape))
     if length < 2:
         return False
     step = along * length
@@ -390,22 +392,31 @@ def _runs_under_letters(crops: tuple, side: str, row: int, share: float, glyphs:
     own_ink = dark(own, share)
     edge = own_ink[:, -glyphs.min_blank_px:] if side == "right" else own_ink[:, :glyphs.min_blank_px][:, ::-1]
     runs_on = _runs_to_edge(edge, row, from_end=True)
-    if other is not None:
-        runs_on = runs_on or _runs_to_edge(dark(other, share)[:, :glyphs.min_blank_px], row, from_end=False)
+    if other is not None:  # into the next box: under its letters, not on into its blank start
+        runs_on = runs_on or _runs_to_edge(dark(other, share)[:, :glyphs.min_blank_px], row, from_end=False,
+                                           under_letters=True)
     return runs_on
 
 
-def _runs_to_edge(ink: np.ndarray, row: int, from_end: bool) -> bool:
+def _runs_to_edge(ink: np.ndarray, row: int, from_end: bool, under_letters: bool = False) -> bool:
     """A line at ``row`` (± 2) that reaches the crop's edge next to the strip and runs half
-    its width into it: the blank's line goes on under the letters."""
+    its width into it: the blank's line goes on under the letters (``under_letters``: only
+    where ink stands above the run, as letters do; the detector may begin the next box on
+    the blank's own line, with paper above it)."""
     band = ink[max(0, row - 2):row + 3]
     width = band.shape[1]
     for r in band:
         for start, end in _runs(r):
             at_edge = end >= width - 3 if from_end else start <= 3
-            if at_edge and end - start >= width // 2:
+            if at_edge and end - start >= width // 2 and (not under_letters or _letters_above(ink, row, start, end)):
                 return True
     return False
+
+
+def _letters_above(ink: np.ndarray, row: int, start: int, end: int, share: float = 0.2) -> bool:
+    """Ink above the line at ``row`` over at least ``share`` of its columns from ``start`` to ``end``."""
+    above = ink[:max(1, row - 3), start:end]
+    return bool(above.size) and float(above.any(axis=0).mean()) >= share
 
 
 def _room(points: tuple[np.ndarray, ...], direction: np.ndarray, shape: tuple[int, ...]) -> float:

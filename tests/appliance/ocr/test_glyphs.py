@@ -211,6 +211,38 @@ def test_a_blank_in_a_gap_shorter_than_a_line_height_is_found():
     assert beside(page, quads, ["The word: He", "to school"]) == ["The word: He ____", "to school"]
 
 
+def test_a_blank_that_runs_on_into_the_next_boxes_start_is_found_and_an_underline_is_not():
+    # the detector began "ten years." on the blank's own line: the line runs 40 px into that
+    # box, with paper above it, before its letters start
+    page = np.full((400, 900, 3), 235, np.uint8)
+    quads = [np.array([[x0, 100], [x1, 100], [x1, 140], [x0, 140]], np.float32) for x0, x1 in ((100, 300), (340, 560))]
+    page[108:130, 104:296:14] = 30
+    page[108:130, 384:556:14] = 30  # "ten years." starts 44 px into its box
+    page[134:137, 304:380] = 30
+    assert beside(page, quads, ["I have lived here", "ten years."]) == ["I have lived here ____", "ten years."]
+    page[108:130, 344:384:3] = 30  # letters over the line's end: the next box's words are underlined
+    assert beside(page, quads, ["I have lived here", "ten years."]) == ["I have lived here", "ten years."]
+
+
+def test_a_long_blank_between_two_boxes_is_found():
+    # a drawn blank four line heights long between "…or \"an\":" and "university"
+    page = np.full((400, 900, 3), 235, np.uint8)
+    quads = [np.array([[x0, 100], [x1, 100], [x1, 140], [x0, 140]], np.float32) for x0, x1 in ((60, 300), (470, 640))]
+    for quad in quads:
+        page[108:130, int(quad[0][0]) + 4:int(quad[1][0]) - 4:14] = 30
+    page[134:137, 306:462] = 30
+    assert beside(page, quads, ['Fill in "a" or "an":', "university"]) == ['Fill in "a" or "an": ____', "university"]
+
+
+def test_a_short_blank_at_a_rows_end_is_found_with_writing_far_along_the_row():
+    # "…I have lived here ___" ⏎ "2010.", and a student's "A since" four line heights on
+    page, quads = page_with_boxes()
+    written = np.array([[460, 100], [560, 100], [560, 140], [460, 140]], np.float32)
+    page[134:137, 308:340] = 30
+    boxes = [quads[0], quads[2], written]
+    assert beside(page, boxes, ["I have lived here", "2010.", "A since"])[0] == "I have lived here ____"
+
+
 def test_a_drawn_line_with_no_space_read_over_it_is_a_blank():
     # the recogniser read "Heto": its steps for "e" and "t" stand either side of the line
     image = crop(320)
