@@ -244,13 +244,17 @@ _CHOSEN_OPTION = re.compile(r"^\s*[A-DＡ-Ｄ]\s*$")
 _SHORT_ANSWER = re.compile(r"^\s*(?![写求说列画计解判比选填指简举试请用并])[\u4e00-\u9fff]{1,4}\s*$")
 
 
+# An equation to solve with its solution written after it in the same line: 「解方程：2x + 3 = 13
+# x = 5」, "Solve: 3x - 5 = 7 x = 4" (the second "=" after the equation's own).
+_SOLVED = re.compile(r"^(\s*(?:解方程|(?i:solve)\b)[^=＝]*[=＝][^=＝]*?[\d)])\s+[A-Za-z]\s*[=＝]\s*-?[\d./]+\s*$")
 # A teacher's score written at the text's end, apart from it: "4'" (4 points), "+2'", 「5分」
 # (not after Chinese words: 「…用了 8 分」).
 _SCORE_MARK_AT_END = re.compile(r"\s+[+\-]?\d{1,2}\s*['′]\s*$|(?<=[^\u4e00-\u9fff\s])\s+[+\-]?\d{1,2}\s*分\s*$")
 
 
-# A sentence's end; not a decimal point (0.5) nor an option's (「B. 3.5」).
-_END_NOT_DECIMAL = re.compile(r"[？?。！!）)]|(?<!\b[A-D])(?:(?<!\d)\.|\.(?!\d))")
+# A sentence's end; not a decimal point (0.5) nor an option's (「B. 3.5」), nor a bracket the
+# formula goes on after (「2(x+1) = 8」).
+_END_NOT_DECIMAL = re.compile(r"[？?。！!]|[）)](?!\s*[=＝+\-×÷^²³])|(?<!\b[A-D])(?:(?<!\d)\.|\.(?!\d))")
 
 
 def without_working(text: str) -> str:
@@ -259,6 +263,7 @@ def without_working(text: str) -> str:
     "…= 0 (10 marks) x2 = 3" as one line), or a bare answer after it; nor a teacher's
     score after a formula (「计算：3/4+1/6 4'」)."""
     text = _SCORE_MARK_AT_END.sub("", text)
+    text = _SOLVED.sub(r"\1", text)
     end = max((m.start() for m in _END_NOT_DECIMAL.finditer(text)), default=-1)  # 「？0.5mol」: not its point
     rest = text[end + 1:]
     if end < 0 or not re.search(r"\w", rest) or rest.lstrip()[:1] in "（([【":  # given data: 「？（ρ水 = 1.0×」

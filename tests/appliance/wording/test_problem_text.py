@@ -499,3 +499,16 @@ def test_a_section_heading_with_a_title_is_a_header(line):
                                   'II. Fill in the blank with "a" or "an": ___ apple', "IV. Who wrote Hamlet"])
 def test_a_problem_numbered_in_roman_figures_is_no_header(line):
     assert not is_header(line)
+
+
+@pytest.mark.parametrize("text, kept", [("解方程：2x + 3 = 13 X = 5", "解方程：2x + 3 = 13"),
+                                        ("Solve: 3x - 5 = 7 x = 4", "Solve: 3x - 5 = 7"),
+                                        ("解方程：(x+1) = 3 x = 2", "解方程：(x+1) = 3")])
+def test_a_solution_written_after_the_equation_to_solve_is_the_students(text, kept):
+    assert without_working(text) == kept
+
+
+@pytest.mark.parametrize("text", ["解方程：2(x+1) = 8", "Solve 3(x - 2) = 9", "已知 2x + 3 = 13 x = 5",
+                                  "解方程组：x + y = 10，x - y = 2", "Solve the inequality: 3x - 5 > 7."])
+def test_an_equation_with_brackets_or_givens_stays_whole(text):
+    assert without_working(text) == text
