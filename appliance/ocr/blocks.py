@@ -677,9 +677,12 @@ def with_annotations_joined(columns: list[list[TextBox]]) -> list[list[TextBox]]
 
 
 def _last_options(column: list[TextBox], left: list[TextBox]) -> bool:
-    """Every box of the column is an answer option on a row whose part to the left holds
-    options too: the options of problems spread across the page, no column of its own."""
-    return all(is_options(b.text) and any(same_row(b, o) and is_options(o.text) for o in left) for b in column)
+    """Every box of the column whose text is known (some, on a page read in part) is an
+    answer option on a row whose part to the left holds options too: the options of
+    problems spread across the page, no column of its own."""
+    known = [b for b in column if b.text.strip()]
+    return bool(known) and all(is_options(b.text) and any(same_row(b, o) and is_options(o.text) for o in left)
+                               for b in known)
 
 
 def _word_rows(column: list[TextBox]) -> int:

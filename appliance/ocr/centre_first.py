@@ -9,7 +9,9 @@ as soon as the problem chosen from what is read has ``rows_beyond`` rows of read
 above and below it (the last band, everything, always settles it). Everything after that would only
 repeat the choice. A page with columns has its gutters found in all of its boxes before
 anything is read (which column a line belongs to is decided from rows far above and
-below); each band's layout is given them. A page whose way up is still to be settled is
+below); each band's layout is given them, checked against what has been read (a gutter
+seen in the boxes alone may be none: the last "D" options of a page's problems, set far
+right, are no column once read). A page whose way up is still to be settled is
 read whole, as is a page of more than ``max_lines`` lines (each band's layout would
 cost more than the reading it saves), and a band that offers the student a choice is
 read on.
@@ -19,7 +21,9 @@ Only the boxes' geometry is used to plan; what was read decides when to stop.
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,11 +56,18 @@ class ReadingPlan:
     unit: float  # median box height
     rows_needed: int = CentreFirstParams.rows_beyond
     gutters: Gutters = ()  # the page's column gutters, found in all of its boxes
+    levelled: tuple[TextBox, ...] = ()  # the boxes, levelled, their text not yet known
 
-    def gutters_for(self, band: int) -> Gutters | None:
+    def gutters_for(self, band: int, read: Mapping[int, str] | None = None) -> Gutters | None:
         """The gutters to lay out band ``band`` with: the page's, for a band of some of its
-        lines on a page with columns; None (found in the lines, as in any whole read) else."""
-        return self.gutters if self.gutters and band < len(self.bands) - 1 else None
+        lines on a page with columns, found again with the texts ``read`` so far (box index:
+        text); None (found in the lines, as in any whole read) else."""
+        if not self.gutters or band == len(self.bands) - 1:
+            return None
+        if not read:
+            return self.gutters
+        known = [dataclasses.replace(box, text=read.get(i, "")) for i, box in enumerate(self.levelled)]
+        return page_gutters(known, self.unit, BlockParams()) or None
 
     def settled(self, band: int, lines: tuple[OcrLine, ...], choices: tuple[str, ...]) -> bool:
         """Whether the problem chosen from band ``band``'s readings (its ``lines``) stays
@@ -109,4 +120,4 @@ def plan_reading(quads: list[np.ndarray], size: tuple[int, int],
             break
         if not bands or len(band) > len(bands[-1]):
             bands.append(band)
-    return ReadingPlan((*bands, everything), centres, skew, unit, params.rows_beyond, gutters)
+    return ReadingPlan((*bands, everything), centres, skew, unit, params.rows_beyond, gutters, tuple(levelled))

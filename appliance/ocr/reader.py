@@ -174,7 +174,8 @@ class OcrReader:
             readings.update(zip(new, self.rec_batcher.submit(batch, _left(deadline))))
             read = dataclasses.replace(lines, quads=[lines.quads[i] for i in band],
                                        crops=[lines.crops[i] for i in band])
-            page = self.pipeline.finish(read, [readings[i] for i in band], plan.gutters_for(number))
+            gutters = plan.gutters_for(number, {i: reading.text for i, reading in readings.items()})
+            page = self.pipeline.finish(read, [readings[i] for i in band], gutters)
             if plan.settled(number, page.lines, page.choices):
                 return dataclasses.replace(page, unread=len(lines.quads) - len(band))
         raise AssertionError("the last band holds every line and is always settled")

@@ -98,3 +98,50 @@ def test_a_choice_at_the_top_of_the_page_waits_for_the_whole_page():
     quads = _rows(top=70)
     plan = plan_reading(quads, SIZE)
     assert not any(plan.settled(k, (_line(quads[0]),), ()) for k in range(len(plan.bands) - 1))
+
+
+def _options_page():
+    """Problems with short stems and their options set out in four places across the
+    page: from the boxes alone, the "D" options look like a column of their own."""
+    from appliance.ocr.layout import TextBox
+
+    boxes = []
+    for k in range(7):
+        y = 60 + 190 * k
+        boxes.append(TextBox(f"{k + 1}. 第{k + 1}题是哪一个？", 0.95, _quad(60, y, 560, y + 40)))
+        for letter, (x0, x1) in zip("ABCD", ((100, 190), (330, 420), (560, 650), (840, 930))):
+            boxes.append(TextBox(f"{letter}、{k + 2}", 0.95, _quad(x0, y + 70, x1, y + 110)))
+    return boxes
+
+
+def test_a_gutter_seen_in_the_boxes_alone_is_checked_against_what_was_read():
+    """Read as a whole the page has no columns (the "D" options go with the options to
+    their left); the plan's gutter, found before anything was read, is dropped once the
+    band's options are read, as the whole read would have it."""
+    from appliance.ocr.blocks import BlockParams, page_gutters
+
+    boxes = _options_page()
+    plan = plan_reading([b.quad for b in boxes], SIZE, CentreFirstParams(rows_out=(1, 3)))
+    assert plan.gutters  # the boxes alone: a gutter before the "D" options
+    assert page_gutters(boxes, 40.0, BlockParams()) == ()  # the whole read: none
+    read = {i: boxes[i].text for i in plan.bands[0]}
+    assert plan.gutters_for(0, read) is None
+    assert plan.gutters_for(0) == plan.gutters  # nothing read yet: the boxes' gutter
+
+
+def test_a_real_gutter_stays_when_its_band_is_read():
+    boxes = []
+    for k in range(6):
+        y = 60 + 250 * k
+        for side, (x0, x1) in (("左", (60, 460)), ("右", (540, 940))):
+            boxes.append(_text_box(f"{2 * k + 1}. {side}栏的题目第一行", _quad(x0, y, x1, y + 60)))
+            boxes.append(_text_box(f"{side}栏的题目第二行？", _quad(x0, y + 70, x1, y + 130)))
+    plan = plan_reading([b.quad for b in boxes], SIZE, CentreFirstParams(rows_out=(1, 3)))
+    read = {i: boxes[i].text for i in plan.bands[0]}
+    assert plan.gutters and plan.gutters_for(0, read) == plan.gutters
+
+
+def _text_box(text, quad):
+    from appliance.ocr.layout import TextBox
+
+    return TextBox(text, 0.95, quad)
