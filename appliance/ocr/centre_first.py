@@ -14,7 +14,8 @@ seen in the boxes alone may be none: the last "D" options of a page's problems, 
 right, are no column once read). A page whose way up is still to be settled is
 read whole, as is a page of more than ``max_lines`` lines (each band's layout would
 cost more than the reading it saves), and a band that offers the student a choice is
-read on.
+read on, as is one (of a page with columns) whose problem is another when its rows are
+laid out as they were found (the reader checks that: :mod:`appliance.ocr.reader`).
 
 Only the boxes' geometry is used to plan; what was read decides when to stop.
 """

@@ -164,7 +164,9 @@ class OcrReader:
 
     def _read_centre_first(self, lines: FoundLines, deadline: float) -> PageText:
         """Band after band from the frame's centre (:func:`centre_first.plan_reading`), until
-        the problem chosen from what is read is settled; the lines never read are counted."""
+        the problem chosen from what is read is settled (on a page with columns, also chosen
+        alike with the band's own rows, as a whole read finds them); the lines never read
+        are counted."""
         plan = plan_reading(lines.quads, (lines.pixels.shape[1], lines.pixels.shape[0]), self.centre_first)
         widths = self.pipeline.recognizer.pad_widths(lines.crops)  # each line reads as in a whole read
         readings: dict[int, Reading] = {}
@@ -176,6 +178,8 @@ class OcrReader:
                                        crops=[lines.crops[i] for i in band])
             gutters = plan.gutters_for(number, {i: reading.text for i, reading in readings.items()})
             page = self.pipeline.finish(read, [readings[i] for i in band], gutters)
+            if gutters and self.pipeline.finish(read, [readings[i] for i in band]).text != page.text:
+                continue  # the choice hangs on columns seen before most of the page was read
             if plan.settled(number, page.lines, page.choices):
                 return dataclasses.replace(page, unread=len(lines.quads) - len(band))
         raise AssertionError("the last band holds every line and is always settled")

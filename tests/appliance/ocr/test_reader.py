@@ -494,3 +494,46 @@ def test_a_photo_of_a_thousand_short_lines_is_read_round_its_centre_only(reader)
     result = reader.read(encode(Image.fromarray(page), "PNG"))
     assert result.dropped >= 800
     assert len(result.page_text.split()) <= 2 * OcrSettings().max_lines  # "ab 12": two words a line
+
+
+def _centre_first_read_with_gutters(monkeypatch, columns_change_choice: bool):
+    """Photo 1 of a busy reader, its plan given a gutter; a band laid out in columns
+    chooses otherwise than laid out as found in its lines when ``columns_change_choice``."""
+    import dataclasses
+
+    import appliance.ocr.reader as reader_module
+    from appliance.ocr.centre_first import ReadingPlan
+
+    planned = reader_module.plan_reading
+    monkeypatch.setattr(reader_module, "plan_reading",
+                        lambda *a, **k: dataclasses.replace(planned(*a, **k), gutters=((20.0, 60.0),)))
+    monkeypatch.setattr(ReadingPlan, "gutters_for",
+                        lambda plan, band, read=None: plan.gutters if band < len(plan.bands) - 1 else None)
+    reader, detector, recognizer = _worksheet_reader()
+    finish = reader.pipeline.finish
+
+    def finish_in_columns(page, readings, gutters=None):
+        laid_out = finish(page, readings, gutters)
+        if gutters and columns_change_choice:
+            return dataclasses.replace(laid_out, text="另一道题？")
+        return laid_out
+
+    monkeypatch.setattr(reader.pipeline, "finish", finish_in_columns)
+    monkeypatch.setattr(reader, "_others_in_flight", lambda: 5)
+    detector.release.set()
+    detector.calls = 1
+    result = reader.read(_page(1))
+    reader.close()
+    return result
+
+
+def test_a_band_whose_choice_hangs_on_unsure_columns_is_read_on(monkeypatch):
+    """The gutters of a page read in part are found before most of it is read; where the
+    band's problem differs with and without them, the page is read on (here: to the end)."""
+    result = _centre_first_read_with_gutters(monkeypatch, columns_change_choice=True)
+    assert result.unread == 0 and result.text == "第7题的答案是多少？"
+
+
+def test_a_band_that_chooses_alike_with_and_without_columns_stops_early(monkeypatch):
+    result = _centre_first_read_with_gutters(monkeypatch, columns_change_choice=False)
+    assert result.unread > 0 and result.text == "第7题的答案是多少？"
