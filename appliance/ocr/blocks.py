@@ -686,8 +686,15 @@ def _last_options(column: list[TextBox], left: list[TextBox]) -> bool:
 
 
 def _word_rows(column: list[TextBox]) -> int:
-    """Rows with words: score notes set at the right, answer brackets and marks are no column."""
-    return len(group_rows([b for b in column if not _is_annotation(b.text)]))
+    """Rows with words: score notes set at the right, answer brackets and marks are no
+    column, nor is a box of one glyph not yet read (a page planned from its boxes alone:
+    a star or a tick in the margin)."""
+    return len(group_rows([b for b in column if not _is_annotation(b.text) and not _one_glyph_unread(b)]))
+
+
+def _one_glyph_unread(box: TextBox) -> bool:
+    """A box whose text is not known, no wider than one glyph of its height."""
+    return not box.text.strip() and box.right - box.left <= box.height
 
 
 @functools.lru_cache(maxsize=4096)

@@ -145,3 +145,14 @@ def _text_box(text, quad):
     from appliance.ocr.layout import TextBox
 
     return TextBox(text, 0.95, quad)
+
+
+def test_a_mark_in_the_margin_does_not_hide_the_page_s_columns():
+    """One star drawn beside the right column is a column of one row from the boxes alone;
+    a one-glyph box not yet read is no column, so the page's gutter is still seen."""
+    quads = _rows(lefts=((60, 440), (560, 940)))
+    star = _quad(960, 660, 990, 690)
+    plan = plan_reading([*quads, star], SIZE)
+    (start, end), = plan.gutters
+    assert 440 <= start < end <= 560
+    assert not plan_reading([*quads, _quad(960, 660, 1200, 690)], SIZE).gutters  # a word: a column of one row
