@@ -276,12 +276,16 @@ def without_working(text: str) -> str:
 
 # The first of a problem's sub-questions: "(1)", 「（1）」, at a line's start or after a sentence.
 _FIRST_PART = r"[（(]\s*1\s*[)）]"
+# Sub-questions numbered in a style of their own: "1)" or ① (not ⑩⑥, a circled 16 read in
+# two), under a problem numbered otherwise (「10、」 "Question 8" 「八、」 "(6)").
+_OWN_STYLE_PART = re.compile(r"^\s*(?:(?P<digits>\d{1,2})\s*[)）]|(?P<circled>[\u2460-\u2473])(?![\u2460-\u2473\u24ea\d]))")
 _FIRST_PART_AFTER_END = re.compile(rf"(?<=[?？。!！])\s*{_FIRST_PART}")
 
 
 def starts_sub_questions(line: str) -> bool:
-    """The line starts a problem's sub-questions with "(1)"."""
-    return re.match(rf"\s*{_FIRST_PART}", line) is not None
+    """The line starts a problem's sub-questions with "(1)", or with "1)" or ① (numbered in a
+    style of their own, :func:`part_in_own_style`)."""
+    return re.match(rf"\s*{_FIRST_PART}", line) is not None or part_in_own_style(line, "") == 1
 
 
 # Sub-questions that say only how to answer: show the working, explain, check, give the
@@ -315,12 +319,25 @@ def without_how_to_answer(text: str) -> str:
     return text
 
 
+def part_in_own_style(line: str, problem: str) -> int | None:
+    """The number of a line that starts a sub-question numbered "1)" or ① under a problem
+    whose first line (``problem``) is numbered in another style, else None."""
+    match = _OWN_STYLE_PART.match(line)
+    if match is None:
+        return None
+    above = _OWN_STYLE_PART.match(problem)
+    if above is not None and (above["digits"] is None) == (match["digits"] is None):
+        return None  # "2)" under "1)": problems numbered alike
+    return int(match["digits"]) if match["digits"] else ord(match["circled"]) - 0x245F
+
+
 def stem_asks(text: str) -> bool:
-    """The problem's stem asks by itself and has ended (「…有几个电子？」, 「写出…。」): its
-    sub-questions then say how to answer it, and the bank keeps the stem. A stem of givens
-    (「已知…宽是 6 厘米。」) asks in its sub-questions."""
+    """The problem's stem asks by itself and has ended (「…有几个电子？」, 「写出…。」, or an
+    instruction and its formula: 「解方程：x² - 5x + 6 = 0」): its sub-questions then say how
+    to answer it, and the bank keeps the stem. A stem of givens (「已知…宽是 6 厘米。」) asks
+    in its sub-questions."""
     stem = without_working(strip_number(text)).strip()  # a score the teacher wrote after it: 「？8/10」
-    return reads_as_question(stem) and ends_sentence(stem)
+    return reads_as_question(stem) and (ends_sentence(stem) or ends_formula(stem))
 
 
 def without_sub_questions(text: str) -> str:

@@ -1217,3 +1217,29 @@ def test_the_last_answer_options_set_far_right_are_no_column():
               box("it is red?", 180, 516, 130), box("A、16 B、3 C、14", 180, 562, 700), box("D、7", 1100, 564, 110)]
     assert arrange_page(boxes, SIZE).text == ("A bag contains 3 red balls and 5 blue balls. One ball is drawn at random. "
                                               "What is the probability that it is red?")
+
+
+@pytest.mark.parametrize("number, parts", [
+    ("11、", ["1) 说明你的理由;", "2) 若条件改变，结果如何变化?"]),
+    ("Question 8 ", ["1) 用学过的知识解释这一现象。", "2)判断结论是否正确。", "3)画出示意图并标出相关数据;"]),
+    ("八、", ["1) 若条件改变，结果如何变化?", "2)说明你的理由；"]),
+    ("(6) ", ["①判断结论是否正确。", "②用学过的知识解释这一现象。"]),
+])
+def test_sub_questions_numbered_in_a_style_of_their_own_belong_to_their_problem(number, parts):
+    """"1)" or ① under a problem numbered otherwise are its sub-questions, though "1)" numbers
+    problems on other pages: one nearer the frame's centre than the stem is not the problem."""
+    stems = {"11、": "我国最长的河流是哪一条?", "Question 8 ": "解方程: x² - 5x + 6 = 0 [4 marks]",
+             "八、": "秦朝建立于哪一年?", "(6) ": "过氧化氢的化学式是什么？"}
+    lines = [number + stems[number], *parts]
+    before, after = ("(5) ", "(7) ") if number == "(6) " else ("10、", "12、")
+    boxes = [box(before + "北回归线的纬度大约是多少?", 300, 300, 700),
+             *[box(line, 300 if i == 0 else 360, 470 + 70 * i, 700) for i, line in enumerate(lines)],
+             box(after + "世界上面积最大的大洲是哪个?", 300, 470 + 70 * len(lines) + 150, 700)]
+    assert arrange_page(boxes, SIZE).text == strip_number(stems[number]).replace(" [4 marks]", "")
+
+
+def test_problems_numbered_1_2_3_are_problems_each():
+    lines = ["1) 秦朝建立于哪一年?", "2) 我国最长的河流是哪一条?", "3) 过氧化氢的化学式是什么？"]
+    boxes = [box(line, 300, 520 + 70 * i, 700) for i, line in enumerate(lines)]
+    assert arrange_page(boxes, SIZE).text == "我国最长的河流是哪一条?"
+    assert [b.numbered for b in find_blocks(boxes, SIZE)] == [True, True, True]

@@ -512,3 +512,24 @@ def test_a_solution_written_after_the_equation_to_solve_is_the_students(text, ke
                                   "解方程组：x + y = 10，x - y = 2", "Solve the inequality: 3x - 5 > 7."])
 def test_an_equation_with_brackets_or_givens_stays_whole(text):
     assert without_working(text) == text
+
+
+def test_a_part_numbered_in_a_style_of_its_own():
+    from appliance.wording.problem_text import part_in_own_style, starts_sub_questions
+
+    assert part_in_own_style("1) 说明你的理由;", "11、我国最长的河流是哪一条?") == 1
+    assert part_in_own_style("2）判断结论是否正确。", "Question 8 解方程") == 2
+    assert part_in_own_style("③画出示意图", "(6) 过氧化氢的化学式是什么？") == 3
+    assert part_in_own_style("2) 我国最长的河流是哪一条?", "1) 秦朝建立于哪一年?") is None  # numbered alike
+    assert part_in_own_style("②用学过的知识解释", "①判断结论是否正确。") is None
+    assert part_in_own_style("⑩⑥秦朝建立于哪一年？", "7、写出名词") is None  # a circled 16 read in two
+    assert part_in_own_style("(1) 求它的周长；", "5. 已知") is None  # bracketed: next_part's
+    assert starts_sub_questions("1) Show your working.") and starts_sub_questions("①求出结果")
+    assert not starts_sub_questions("2) Show your working.") and not starts_sub_questions("10) 世界最高峰")
+
+
+def test_an_instruction_and_its_formula_is_a_stem_that_asks():
+    from appliance.wording.problem_text import stem_asks
+
+    assert stem_asks("解方程: x² - 5x + 6 = 0 [4 marks]") and stem_asks("计算: 3/4 - 1/6")
+    assert not stem_asks("已知一个长方形的长是 8 厘米，宽是")
