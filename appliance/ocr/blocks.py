@@ -35,7 +35,7 @@ from appliance.wording.problem_text import (NUMBER, PART, SCORE, TOP_LEVEL, brac
                                             is_answer_bracket, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_section_label, is_signed_score, is_stray,
                                             reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
-                                            part_in_own_style, starts_problem, starts_sub_questions, stem_asks, strip_number, strip_ticks,
+                                            part_in_own_style, starts_problem, table_before_parts, starts_sub_questions, stem_asks, strip_number, strip_ticks,
                                             without_working)
 
 #: Column gutters of a page: (x from, x to) of each, left to right, on the levelled page.
@@ -281,11 +281,12 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float) -> list[Block
     farther = pitch_share * statistics.median(pitches) if len(pitches) >= 3 else math.inf
     parts: list[list[Row]] = [[block.rows[0]]]
     answers: set[int] = set()  # parts that may be writing right under a question's score note
-    for row in block.rows[1:]:
+    for i, row in enumerate(block.rows[1:], 1):
         above = parts[-1][-1]
         finished = ends_sentence(strip_number(above.text)) or ends_formula(strip_number(above.text))
         spaced = (row.top - above.bottom >= least or _pitch(above, row) >= farther) and finished
-        parts_of_it = is_options(row.text) or starts_sub_questions(row.text)  # its options, its (1)
+        # its options, its (1), or a table between it and its (1)
+        parts_of_it = is_options(row.text) or starts_sub_questions(row.text) or table_before_parts([r.text for r in block.rows[i:]])
         if (spaced or ends_with_score(without_working(above.text))) and not parts_of_it:
             if not spaced and ends_question(strip_number(above.text)):
                 answers.add(len(parts))

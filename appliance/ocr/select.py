@@ -21,7 +21,7 @@ from appliance.ocr.blocks import Block
 from appliance.ocr.layout import join
 from appliance.ocr.result import OcrLine
 from appliance.wording.problem_text import (blanks, element_symbols, is_options, reads_as_question, says_how_to_answer,
-                                            starts_sub_questions, stem_asks, strip_number, without_answer_bracket,
+                                            starts_sub_questions, stem_asks, strip_number, table_before_parts, without_answer_bracket,
                                             without_how_to_answer, without_sub_questions, without_working)
 
 
@@ -123,7 +123,8 @@ def problem_text(block: Block) -> str:
     empty answer bracket (「（　）」) at its end."""
     text = ""
     for i, row in enumerate(block.rows):
-        if i and (is_options(row.text) or (starts_sub_questions(row.text) and stem_asks(text))):
+        rest = [r.text for r in block.rows[i:]]
+        if i and (is_options(row.text) or ((starts_sub_questions(row.text) or table_before_parts(rest)) and stem_asks(text))):
             break
         if not says_how_to_answer(row.text):
             text = join(text, row.text)

@@ -331,6 +331,23 @@ def part_in_own_style(line: str, problem: str) -> int | None:
     return int(match["digits"]) if match["digits"] else ord(match["circled"]) - 0x245F
 
 
+def table_before_parts(lines: list[str], most: int = 4) -> bool:
+    """``lines`` start with up to ``most`` rows of a table (mostly figures, asking nothing:
+    "t/s 63 54") and the problem's sub-questions follow right after them."""
+    for k, line in enumerate(lines[:most + 1]):
+        if starts_sub_questions(line):
+            return k > 0
+        if reads_as_question(line) or not _figures_row(line):
+            return False
+    return False
+
+
+def _figures_row(line: str) -> bool:
+    """A row of a table: figures, with one label or unit at most ("t/s 63 54")."""
+    words = line.split()
+    return len(words) >= 2 and sum(any(c.isdigit() for c in w) for w in words) >= len(words) - 1
+
+
 def stem_asks(text: str) -> bool:
     """The problem's stem asks by itself and has ended (「…有几个电子？」, 「写出…。」, or an
     instruction and its formula: 「解方程：x² - 5x + 6 = 0」): its sub-questions then say how

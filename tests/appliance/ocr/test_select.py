@@ -1243,3 +1243,23 @@ def test_problems_numbered_1_2_3_are_problems_each():
     boxes = [box(line, 300, 520 + 70 * i, 700) for i, line in enumerate(lines)]
     assert arrange_page(boxes, SIZE).text == "我国最长的河流是哪一条?"
     assert [b.numbered for b in find_blocks(boxes, SIZE)] == [True, True, True]
+
+
+def test_a_table_between_a_problem_and_its_sub_questions_is_the_problems():
+    """「一、…成立的?」, a table of figures, then (1) (2): one problem, its stem searched,
+    though the table stands a line apart and the sub-questions lie nearer the centre."""
+    rows = [("十、一个质量为 2 kg 的物体受到 10 N 的合外力作用，求它的加速度大小。", 300, 180),
+            ("一、中华人民共和国是哪一年成立的?", 300, 300), ("t/s 63 54", 330, 400), ("63 71 90", 330, 450),
+            ("(1) 若条件改变，结果如何变化?", 420, 520), ("(2) 画出示意图并标出相关数据;", 420, 590),
+            ("(3) 若条件改变，结果如何变化?", 420, 660), ("二、一次函数y=2x+1的图像与x轴的交点坐标是什么？", 300, 900)]
+    boxes = [box(text, x, y, 600) for text, x, y in rows]
+    assert arrange_page(boxes, SIZE).text == "中华人民共和国是哪一年成立的?"
+
+
+def test_a_row_of_figures_that_is_no_table_before_sub_questions_parts_problems():
+    from appliance.wording.problem_text import table_before_parts
+
+    assert table_before_parts(["t/s 63 54", "63 71 90", "(1) 若条件改变"])
+    assert not table_before_parts(["(1) 若条件改变"])  # no table: the sub-questions' own rule
+    assert not table_before_parts(["t/s 63 54", "写出名词 child 的复数形式。", "(1) 说明理由"])
+    assert not table_before_parts(["t/s 63 54", "63 71 90"])  # no sub-questions after it
