@@ -184,7 +184,8 @@ def split_off_figure(block: Block) -> list[Block]:
     labels or cells at its end (:func:`reads_as_figure`) are a block of their own, no problem.
     A problem that speaks of a figure (「根据下表…」, "as shown") keeps them."""
     end = len(block.rows)
-    while end > 0 and (reads_as_figure(block.rows[end - 1]) or end < len(block.rows) and axis_end(block.rows[end - 1])):
+    while end > 0 and (reads_as_figure(block.rows[end - 1]) or _ARROWS.match(block.rows[end - 1].text)
+                       or end < len(block.rows) and axis_end(block.rows[end - 1])):
         if end > 1 and leaves_bracket_open(block.rows[end - 2].text):
             break  # the row closes the bracket its problem left open (「…（π取」 「3.14)（）」)
         end -= 1
@@ -208,6 +209,8 @@ def reads_as_figure(row: Row) -> bool:
 
 
 _AXIS_FIGURES = re.compile(r"^\s*-?\d{1,3}(?:\s+-?\d{1,3}){2,}\s*$")
+# An axis's arrow alone on its row, the last of the figure below a problem ("→").
+_ARROWS = re.compile(r"^\s*[↑→←↓]+\s*$")
 _AXIS_END = re.compile(r"^\s*(?:[↑→]\s*[A-Za-z]|[A-Za-z]?\s*[↑→]|\d{1,2}\s*[A-Za-z])\s*$")
 
 

@@ -1263,3 +1263,11 @@ def test_a_row_of_figures_that_is_no_table_before_sub_questions_parts_problems()
     assert not table_before_parts(["(1) 若条件改变"])  # no table: the sub-questions' own rule
     assert not table_before_parts(["t/s 63 54", "写出名词 child 的复数形式。", "(1) 说明理由"])
     assert not table_before_parts(["t/s 63 54", "63 71 90"])  # no sub-questions after it
+
+
+def test_an_axis_drawn_below_a_problem_is_no_part_of_it():
+    """A figure's axes under 「例2求log₂8的值。」: "↑y" above, the x axis's arrow alone on the
+    last row; the worked solution below is a block of its own."""
+    boxes = [box("例2求log₂8的值。", 100, 500, 420), box("↑y", 240, 580, 80), box("→", 440, 700, 40),
+             box("解：因为 2³ =8，根据对数的定义", 150, 790, 620)]
+    assert arrange_page(boxes, SIZE).text == "求log₂8的值。"
