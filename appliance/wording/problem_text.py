@@ -236,7 +236,7 @@ def reads_as_working(line: str) -> bool:
 _BARE_ANSWER = re.compile(r"^[\s√✓]*[+\-]?\d[\d.,/]*\s*(?:[A-Za-z°%℃元年米个]{1,3}|['′])?[\s√✓]*$")
 
 
-# The option a student chose, written right after a question: 「…哪个腔？B」.
+# The option a student chose, written right after a question or a full stop: 「…哪个腔？B」.
 _CHOSEN_OPTION = re.compile(r"^\s*[A-DＡ-Ｄ]\s*$")
 
 # A word or two written right after a question, no sentence of its own: 「…消化腺是什么？肝脏」.
@@ -269,7 +269,8 @@ def without_working(text: str) -> str:
     if end < 0 or not re.search(r"\w", rest) or rest.lstrip()[:1] in "（([【":  # given data: 「？（ρ水 = 1.0×」
         return text
     decimal = text[end] == "." and not rest[:1].isspace()  # 3.14, not "…2010. 5"
-    chosen = text[end] in "?？" and (_CHOSEN_OPTION.match(rest) or _SHORT_ANSWER.match(rest)) is not None
+    chosen = text[end] in "?？" and (_CHOSEN_OPTION.match(rest) or _SHORT_ANSWER.match(rest)) is not None \
+        or text[end] == "。" and _CHOSEN_OPTION.match(rest) is not None  # 「…求A∪B。B」
     written = reads_as_working(rest) or chosen or (not decimal and _BARE_ANSWER.match(rest) is not None)
     return text[:end + 1] if written else text
 

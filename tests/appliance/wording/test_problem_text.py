@@ -419,14 +419,16 @@ def test_a_dot_or_brackets_before_no_chinese_text_start_no_problem(line):
                                             ("What is its kinetic energy?D", "What is its kinetic energy?"),
                                             ("求log28的值。23 = 8", "求log28的值。"),
                                             ("人体最大的消化腺是什么？肝脏", "人体最大的消化腺是什么？"),
-                                            ("中华人民共和国是哪一年成立的? 1949年", "中华人民共和国是哪一年成立的?")])
+                                            ("中华人民共和国是哪一年成立的? 1949年", "中华人民共和国是哪一年成立的?"),
+                                            ("已知集合A={1,2,3}，B={2,3,4}，求A∪B。B", "已知集合A={1,2,3}，B={2,3,4}，求A∪B。")])
 def test_a_chosen_option_after_a_question_or_a_sum_after_the_end_is_the_students(line, kept):
     assert without_working(line) == kept
 
 
 @pytest.mark.parametrize("line", ["Which letter comes after A?", "计算：2 + 3 = ?", "小明说：“选A。”B组有几人？",
                                   "这种说法对吗？说明理由", "铁丝在氧气中燃烧生成什么物质？写出化学方程式",
-                                  "它的面积是多少？（π 取 3.14）", "什么是光合作用？它在哪里进行？"])
+                                  "它的面积是多少？（π 取 3.14）", "什么是光合作用？它在哪里进行？",
+                                  "已知点P在直线上。求P"])
 def test_a_letter_or_a_sum_inside_the_problem_stays(line):
     assert without_working(line) == line
 
