@@ -17,10 +17,10 @@ import math
 import re
 from dataclasses import dataclass
 
-from appliance.ocr.blocks import Block
+from appliance.ocr.blocks import Block, reads_as_figure
 from appliance.ocr.layout import join
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (blanks, element_symbols, is_options, reads_as_question, says_how_to_answer,
+from appliance.wording.problem_text import (blanks, speaks_of_figure, element_symbols, is_options, reads_as_question, says_how_to_answer,
                                             starts_sub_questions, stem_asks, strip_number, table_before_parts, without_answer_bracket,
                                             without_how_to_answer, without_sub_questions, without_working)
 
@@ -119,15 +119,15 @@ def problem_text(block: Block) -> str:
     """What is searched: the block's text up to its answer options (A. … B. …; the bank keeps
     a question's stem), or up to its sub-questions where the stem asks by itself (「…是多少？
     (1) 列出算式；(2) …」: they say how to answer), without its number, score note, working
-    after its end, sub-questions that say only how to answer ("(1) Show your working.") or
-    empty answer bracket (「（　）」) at its end."""
+    after its end, sub-questions that say only how to answer ("(1) Show your working."), a
+    table's rows after a stem that asks and does not speak of it ("65 33"), or empty answer bracket (「（　）」) at its end."""
     text = ""
     for i, row in enumerate(block.rows):
         rest = [r.text for r in block.rows[i:]]
         if i and (is_options(row.text) or ((starts_sub_questions(row.text) or table_before_parts(rest)) and stem_asks(text))):
             break
-        if not says_how_to_answer(row.text):
-            text = join(text, row.text)
+        if not says_how_to_answer(row.text) and not (i and reads_as_figure(row) and stem_asks(text) and not speaks_of_figure(text)):
+            text = join(text, row.text)  # a table's row after a stem that asks is no part of it
     text = without_how_to_answer(text)
     # the answer bracket first: a score note before it ends the problem (「…S₁₀。(本题4分) （ ）」)
     text = element_symbols(blanks(strip_number(without_answer_bracket(without_sub_questions(text)))))

@@ -1271,3 +1271,15 @@ def test_an_axis_drawn_below_a_problem_is_no_part_of_it():
     boxes = [box("例2求log₂8的值。", 100, 500, 420), box("↑y", 240, 580, 80), box("→", 440, 700, 40),
              box("解：因为 2³ =8，根据对数的定义", 150, 790, 620)]
     assert arrange_page(boxes, SIZE).text == "求log₂8的值。"
+
+
+def test_a_tables_row_between_a_problem_that_asks_and_its_options_is_left_out():
+    boxes = [box("7、（本题6分）写出名词child的复数形式。", 280, 500, 650),
+             box("65", 1100, 560, 40), box("33", 1160, 560, 40),
+             box("(A) children (B) childs", 320, 620, 600), box("(C) childes (D) child", 320, 680, 600),
+             box("8、计算：3/4 - 1/6", 280, 900, 400)]
+    assert arrange_page(boxes, SIZE).text == "写出名词child的复数形式。"
+    data = [box("7、下表是某地一周的气温：", 280, 500, 650),
+            box("周一", 320, 560, 80), box("周二", 420, 560, 80), box("18", 320, 620, 40), box("21", 420, 620, 40),
+            box("求这两天的平均气温。", 280, 680, 500), box("8、计算：3/4 - 1/6", 280, 900, 400)]
+    assert "求这两天的平均气温。" in arrange_page(data, SIZE).text  # a table the stem goes on after stays read
