@@ -1283,3 +1283,13 @@ def test_a_tables_row_between_a_problem_that_asks_and_its_options_is_left_out():
             box("周一", 320, 560, 80), box("周二", 420, 560, 80), box("18", 320, 620, 40), box("21", 420, 620, 40),
             box("求这两天的平均气温。", 280, 680, 500), box("8、计算：3/4 - 1/6", 280, 900, 400)]
     assert "求这两天的平均气温。" in arrange_page(data, SIZE).text  # a table the stem goes on after stays read
+
+
+def test_a_given_printed_after_a_table_under_the_question_is_the_problems():
+    """「…平方厘米?」, a table set under it, then 「(π取3.14) (3分)」: the given is the
+    problem's (not the student's answer below a question), the table is not."""
+    table = [box(cell, 300 + 90 * k, 560 + 60 * r, 60) for r, cells in enumerate([("时间", "12", "22"), ("74", "96", "29")])
+             for k, cell in enumerate(cells)]
+    boxes = [box("10)一个圆的半径是3厘米，它的面积是多少平方厘米?", 100, 480, 900), *table,
+             box("(π取3.14) (3分)", 200, 700, 380), box("11)秦朝建立于哪一年？", 100, 900, 500)]
+    assert arrange_page(boxes, SIZE).text == "一个圆的半径是3厘米，它的面积是多少平方厘米? (π取3.14)"
