@@ -35,7 +35,7 @@ from appliance.wording.problem_text import (NUMBER, PART, SCORE, TOP_LEVEL, brac
                                             is_answer_bracket, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_section_label, is_signed_score, is_stray,
                                             reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
-                                            part_in_own_style, starts_problem, table_before_parts, starts_sub_questions, stem_asks, strip_number, strip_ticks,
+                                            next_own_style_part, starts_problem, table_before_parts, top_level_count, starts_sub_questions, stem_asks, strip_number, strip_ticks,
                                             without_working)
 
 #: Column gutters of a page: (x from, x to) of each, left to right, on the levelled page.
@@ -146,7 +146,7 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     regions = xy_cut(kept, unit, params, gutters)
     lines = [merge_row(row)[0].text for r in regions for row in group_rows(r)]
     bracketed = [n for n in map(bracketed_number, lines) if n is not None]
-    sub_questions_start = brackets_number_problems(_top_level_count(lines), bracketed)
+    sub_questions_start = brackets_number_problems(top_level_count(lines), bracketed)
     blocks: list[Block] = []
     for region in regions:
         rows = [to_row(row, size, params) for row in group_rows(region)]
@@ -739,7 +739,7 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
     for i, row in enumerate(rows):
         sub = next_part(row.text, part, blocks[-1]) if sub_questions_start and blocks and not kinds[-1][0] else 0
         if not sub and blocks and kinds[-1][1]:
-            sub = own_style_part(row.text, part, blocks[-1])
+            sub = next_own_style_part(row.text, part, blocks[-1][0].text)
         # A line that goes on with the sentence above ("6). (3 marks)" under 「…and (3,」)
         # starts no problem, and is no header though its words look like a number alone.
         wrapped = bool(blocks) and (continues_bracket(blocks[-1][-1].text, row.text)
@@ -796,14 +796,6 @@ def next_part(line: str, part: int, rows: list[Row]) -> int:
     return number if part or stem_asks(" ".join(r.text for r in rows)) else 0
 
 
-def own_style_part(line: str, part: int, rows: list[Row]) -> int:
-    """The line's number when it goes on with the sub-questions of the problem above that are
-    numbered in a style of their own ("1)" 「①」 under 「10、」: :func:`part_in_own_style`), from
-    1 or after its last part, else 0."""
-    number = part_in_own_style(line, rows[0].text)
-    return number if number == part + 1 else 0
-
-
 def gives_after_colon(above: str, line: str) -> bool:
     """The line gives what a problem's line ending on a colon asks for ("Translate into
     Chinese:" ⏎ "Practice makes perfect."): no header, though its words may look like a
@@ -827,27 +819,6 @@ def continues_quantity(above: str, line: str) -> bool:
     (「…移动了5m，用时」 「10 s，拉力…」, read "10. s,"): no problem number."""
     return re.match(r"\s*\d{1,3}\s*[.．]?\s*[a-zμΩ°℃]{1,3}\s*[,，的]", line) is not None \
         and not ends_sentence(above) and not ends_with_score(above)
-
-
-def _top_level_count(lines: list[str]) -> int:
-    """How many lines start with a top-level number, not counting sub-questions numbered in a
-    style of their own ("1)" 「①」 under 「(6)」: :func:`part_in_own_style`)."""
-    count, problem, part = 0, None, 0
-    for line in lines:
-        number = part_in_own_style(line, problem) if problem is not None else None
-        if number is not None and number == part + 1:
-            part = number
-            continue
-        if _top_level_number(line) or bracketed_number(line) is not None:
-            problem, part = line, 0
-            count += _top_level_number(line)
-    return count
-
-
-def _top_level_number(text: str) -> bool:
-    """A problem number of the top level, not a section heading ("一、计算题"); a number alone
-    on its row ("Question 15:") counts, though its row is a label of no problem."""
-    return TOP_LEVEL.match(text) is not None and (not is_header(text) or is_number_alone(text))
 
 
 def _bare_number(rows: list[Row], sub_questions_start: bool) -> bool:

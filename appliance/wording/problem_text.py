@@ -349,6 +349,34 @@ def _figures_row(line: str) -> bool:
     return len(words) >= 2 and sum(any(c.isdigit() for c in w) for w in words) >= len(words) - 1
 
 
+def next_own_style_part(line: str, part: int, problem: str) -> int:
+    """The line's number when it goes on with the sub-questions numbered in a style of their
+    own under the problem whose first line is ``problem`` (:func:`part_in_own_style`): 1, or
+    the number after its last ``part``; else 0."""
+    number = part_in_own_style(line, problem)
+    return number if number == part + 1 else 0
+
+
+def top_level_count(lines: list[str]) -> int:
+    """How many of a page's lines (in reading order) start with a top-level problem number,
+    not counting sub-questions numbered in a style of their own ("1)" 「①」 under 「(6)」)."""
+    count, problem, part = 0, None, 0
+    for line in lines:
+        if problem is not None and next_own_style_part(line, part, problem):
+            part += 1
+            continue
+        if _top_level_number(line) or bracketed_number(line) is not None:
+            problem, part = line, 0
+            count += _top_level_number(line)
+    return count
+
+
+def _top_level_number(text: str) -> bool:
+    """A problem number of the top level, not a section heading ("一、计算题"); a number alone
+    on its row ("Question 15:") counts, though its row is a label of no problem."""
+    return TOP_LEVEL.match(text) is not None and (not is_header(text) or is_number_alone(text))
+
+
 def stem_asks(text: str) -> bool:
     """The problem's stem asks by itself and has ended (「…有几个电子？」, 「写出…。」, or an
     instruction and its formula: 「解方程：x² - 5x + 6 = 0」): its sub-questions then say how
