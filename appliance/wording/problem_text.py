@@ -12,9 +12,10 @@ import re
 
 CN_DIGITS = "一二三四五六七八九十百零〇"
 
-# A problem number at the start of a line: "22." "9．" "3、" "十一、" "4)" "（3）" "(3)" "【3】" "⑶"
-# "①" "第3题" "第一题" "例2" "Q3." "Question 3" "Problem 3:" "Ex. 3".
-_DOTTED = r"(?:\d{1,3}\s*(?:[.．](?!\d)|[、)）])|[一二三四五六七八九十]{1,3}\s*、)"
+# A problem number at the start of a line: "22." "9．" "3、" "3:" "十一、" "三." "4)" "（3）" "(3)"
+# "【3】" "⑶" "①" "第3题" "第一题" "例2" "Q3." "Q.3" "#3" "Question 3" "Problem 3:" "Task 3:"
+# "Ex. 3" (not "3: 4", a ratio, nor "10:30").
+_DOTTED = r"(?:\d{1,3}\s*(?:[.．](?!\d)|[、)）]|[:：](?!\s*\d))|[一二三四五六七八九十]{1,3}\s*[、.．])"
 # 【3】 and [3] are read with the bracketed: the recogniser reads some of them as (3), or
 # with brackets that do not pair (「【10）」), without the opening one (「13】」), or with the
 # closing one read as a dot ("[14.What is…").
@@ -27,7 +28,7 @@ _CIRCLED = (r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]"
 # 「第3题」, also when the recogniser lost or misread 第 before an Arabic number: 「3题」 「笔3题」.
 _NTH = rf"(?:(?:第\s*[{CN_DIGITS}\d]+|[第笔弟苐]?\s*\d{{1,3}})\s*(?:小)?题\s*[.．、:：]?|第\s*\d{{1,3}}(?=\s+[A-Z]))"
 _EXAMPLE = r"例\s*\d{1,3}\s*[.．、:：]?"
-_LATIN = r"(?:(?:Q|Question|Problem|Exercise|Ex[.,，]?|No\.?)\s*\d{1,3}\s*[.:：)]?|Ex\.(?=\s*[\u3400-\u9fff]))"
+_LATIN = r"(?:(?:Q\.?|Question|Problem|Exercise|Task|Activity|Ex[.,，]?|No\.?|\#)\s*\d{1,3}\s*[.:：)]?|Ex\.(?=\s*[\u3400-\u9fff]))"
 # After a Latin label: a space, the end, punctuation, Chinese text run on ("Q24一个…"), or
 # after its number a capitalised word the space was lost before ("Q17Fill in…").
 _AFTER_LATIN = r"(?=\s|$|[^\w]|[\u3400-\u9fff]|(?<=\d)[A-Z][a-z])"

@@ -1293,3 +1293,10 @@ def test_a_given_printed_after_a_table_under_the_question_is_the_problems():
     boxes = [box("10)一个圆的半径是3厘米，它的面积是多少平方厘米?", 100, 480, 900), *table,
              box("(π取3.14) (3分)", 200, 700, 380), box("11)秦朝建立于哪一年？", 100, 900, 500)]
     assert arrange_page(boxes, SIZE).text == "一个圆的半径是3厘米，它的面积是多少平方厘米? (π取3.14)"
+
+
+@pytest.mark.parametrize("style", ["#{}", "Q.{}", "{}:", "Task {}:"])
+def test_problems_numbered_in_other_styles_are_told_apart(style):
+    questions = ["秦朝建立于哪一年？", "我国最长的河流是哪一条？", "过氧化氢的化学式是什么？"]
+    boxes = [box(f"{style.format(k + 2)} {q}", 300, 530 + 55 * k, 700) for k, q in enumerate(questions)]
+    assert arrange_page(boxes, SIZE).text == "我国最长的河流是哪一条？"

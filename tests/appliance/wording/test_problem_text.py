@@ -535,3 +535,15 @@ def test_an_instruction_and_its_formula_is_a_stem_that_asks():
 
     assert stem_asks("解方程: x² - 5x + 6 = 0 [4 marks]") and stem_asks("计算: 3/4 - 1/6")
     assert not stem_asks("已知一个长方形的长是 8 厘米，宽是")
+
+
+@pytest.mark.parametrize(("line", "problem"), [("#3 解方程：2x+3=13", "解方程：2x+3=13"), ("Q.3 What is 2+3?", "What is 2+3?"),
+                                               ("3: 解方程：2x+3=13", "解方程：2x+3=13"), ("Task 3: Solve 2x = 4", "Solve 2x = 4"),
+                                               ("三. 解方程：2x+3=13", "解方程：2x+3=13"), ("Activity 2 Find x.", "Find x.")])
+def test_more_styles_of_problem_number_start_a_problem(line, problem):
+    assert starts_problem(line, False) and strip_number(line) == problem
+
+
+@pytest.mark.parametrize("line", ["3: 4 的比值是多少", "10:30 出发，几点到达？", "3:4 is the ratio"])
+def test_a_ratio_or_a_time_at_a_lines_start_is_no_number(line):
+    assert not starts_problem(line, False) and strip_number(line) == line
