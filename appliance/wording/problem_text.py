@@ -15,7 +15,8 @@ CN_DIGITS = "一二三四五六七八九十百零〇"
 # A problem number at the start of a line: "22." "9．" "3、" "3:" "十一、" "三." "4)" "（3）" "(3)"
 # "【3】" "⑶" "①" "第3题" "第一题" "例2" "Q3." "Q.3" "#3" "Question 3" "Problem 3:" "Task 3:"
 # "Ex. 3" (not "3: 4", a ratio, nor "10:30").
-_DOTTED = r"(?:\d{1,3}\s*(?:[.．](?!\d)|[、)）]|[:：](?!\s*\d))|[一二三四五六七八九十]{1,3}\s*[、.．])"
+_DOTTED = (r"(?:\d{1,3}\s*(?:[.．](?!\d)|[、)）]|[:：](?!\s*\d))|\d{1,3}\s+[-–—](?=\s+[A-Z\u4e00-\u9fff])"
+           r"|[一二三四五六七八九十]{1,3}\s*[、.．])")
 # 【3】 and [3] are read with the bracketed: the recogniser reads some of them as (3), or
 # with brackets that do not pair (「【10）」), without the opening one (「13】」), or with the
 # closing one read as a dot ("[14.What is…").
@@ -26,9 +27,11 @@ _BRACKETED = (r"(?:[（(]\s*\d{1,2}\s*[)）]|[（(【\[〔［]\s*\d{1,3}\s*[)）
 _CIRCLED = (r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]"
             r"(?:[\u2460-\u2473\u24ea]|\d(?=\s*[\u4e00-\u9fff“\"《「（(A-Z])|\d\s*(?:、|[.．](?!\d)))?")
 # 「第3题」, also when the recogniser lost or misread 第 before an Arabic number: 「3题」 「笔3题」.
-_NTH = rf"(?:(?:第\s*[{CN_DIGITS}\d]+|[第笔弟苐]?\s*\d{{1,3}})\s*(?:小)?题\s*[.．、:：]?|第\s*\d{{1,3}}(?=\s+[A-Z]))"
+_NTH = (rf"(?:[【\[]\s*(?:第\s*)?\d{{1,3}}\s*(?:小)?题\s*[】\]]|(?:第\s*[{CN_DIGITS}\d]+|[第笔弟苐]?\s*\d{{1,3}})\s*(?:小)?题\s*[.．、:：]?"
+        rf"|第\s*\d{{1,3}}(?=\s+[A-Z])|(?:问题|习题)\s*\d{{1,3}}(?!\s*分)\s*[.．、:：]?)")
 _EXAMPLE = r"例\s*\d{1,3}\s*[.．、:：]?"
-_LATIN = r"(?:(?:Q\.?|Question|Problem|Exercise|Task|Activity|Ex[.,，]?|No\.?|\#)\s*\d{1,3}\s*[.:：)]?|Ex\.(?=\s*[\u3400-\u9fff]))"
+_LATIN = (r"(?:(?:Q\.?|Question|Problem|Exercise|Task|Activity|Ex[.,，]?|No\.?|\#)\s*\#?\s*\d{1,3}(?:\.\d{1,2}(?=\s))?"
+          r"(?:\s+of\s+\d{1,3})?\s*(?:[.:：)]|[-–—](?=\s))?|Ex\.(?=\s*[\u3400-\u9fff]))")
 # After a Latin label: a space, the end, punctuation, Chinese text run on ("Q24一个…"), or
 # after its number a capitalised word the space was lost before ("Q17Fill in…").
 _AFTER_LATIN = r"(?=\s|$|[^\w]|[\u3400-\u9fff]|(?<=\d)[A-Z][a-z])"
@@ -95,14 +98,17 @@ _ANSWER_AFTER = re.compile(r"(?<=[?？。.!！)）】\]])\s*(?:解|答|(?i:answe
 # Words that only headers hold (a sheet's title block, a name/class/date line).
 _HEADER_WORDS = re.compile(
     r"(?i:\bhomework\b|\bworksheet\b|\bname\s*[:：_]|\bclass\s*[:：_]|\bdate\s*[:：_]|\bscore\s*[:：_]|"
-    r"\bunit\s+\d+\b|\bchapter\s+\d+\b|\blesson\s+\d+\b|\bquiz\b|\bexam\b|\btest\s+\d+\b|\bpage\s+\d+\b)"
-    r"|姓名|班级|学号|得分|日期|作业|练习卷|测试卷|试卷|单元(?:测试|练习|检测)|课时练|第\s*\d+\s*页")
+    r"\bunit\s+\d+\b|\bchapter\s+\d+\b|\blesson\s+\d+\b|\bquiz\b|\bexam\b|\btest\s+\d+\b|\bpage\s+\d+\b|"
+    r"\bassignment\b|\bhw\s*\d|\bexamination\b|\bmid-?term\b|\bunit\s+test\b|\b(?:directions|instructions)\s*[:：]|"
+    r"\btime\s*[:：]\s*\d+\s*min|\btotal\s*[:：]?\s*\d+\s*(?:marks|points)\b)"
+    r"|姓名|班级|学号|得分|日期|作业|练习卷|测试卷|试卷|单元(?:测试|练习|检测)|课时练|第\s*\d+\s*页"
+    r"|时间\s*[:：]\s*\d+\s*分钟|满分\s*[:：]\s*\d+\s*分")
 # A name line whose writing lines were not read: only the words of a form's fields
 # ("Name No. Score", "Name Class Date", "Student ID").
 _FORM_LINE = re.compile(r"^(?i:(?:name|class|no\.|number|score|date|grade|student(?:\s+id)?|id|period|form|marks?|"
                         r"teacher|total)(?![a-z])[\s:：_.]*)+$")
 # Words of a sheet's title that a problem may use too (练习钢琴): a title only in a short line that asks nothing.
-_TITLE_WORDS = re.compile(r"练习|复习|测验|检测|训练|(?i:\breview\b|\bpractice\b|\bexercises\b)")
+_TITLE_WORDS = re.compile(r"练习|复习|测验|检测|训练|测试|期中|期末|考试|提升|拓展|(?i:\breview\b|\bpractice\b|\bexercises\b|\bwarm[\s-]?up\b)")
 _ASKS = re.compile(r"[?？=＝]|求|计算|解|多少|哪|什么|为什么|怎样|如何|是否|选择|填")
 
 # Marks a teacher or student puts beside a problem: ticks, crosses, circles, stars.
@@ -190,10 +196,12 @@ def is_header(line: str) -> bool:
 # "Section 6: Choose the best answer.", "Part B Short answer questions".
 _LEAD_IN = re.compile(
     r"^(?:[^？?。，,]{0,10}(?:下列|下面|以下)[^？?。]{0,10}?(?:各?小?题|问题|题目|各式|算式|方程组?|不等式组?)"
+    r"|请?(?:将|把)?答案(?:写|填)在[^？?]{0,12}"
     r"|(?i:(?:(?:section|part)\s+[A-Z\d]{1,3}\s*[:.．]?\s*)?"
     r"(?:(?:answer|complete|solve|do|work\s+out|read|choose|fill\s+in|simplify|calculate|compute|evaluate|factori[sz]e)"
     r"\b[^?]{0,30}\bthe\s+following\b[^?]{0,25}"
     r"|choose\s+the\s+(?:best|correct|right)\s+answers?(?:\s+for\s+each\s+question)?"
+    r"|(?:answer|attempt)\s+all\s+(?:the\s+)?questions\b[^?]{0,30}|show\s+all\s+(?:of\s+)?your\s+work(?:ing)?\b[^?]{0,20}"
     r"|(?:short|long)[\s-]+answer(?:\s+questions)?|multiple[\s-]+choice(?:\s+questions)?)))"
     r"\s*[。.:：]?\s*$")
 # What a recogniser leaves before a lead-in: an answer bracket of the line above, a bracket's half.

@@ -547,3 +547,33 @@ def test_more_styles_of_problem_number_start_a_problem(line, problem):
 @pytest.mark.parametrize("line", ["3: 4 的比值是多少", "10:30 出发，几点到达？", "3:4 is the ratio"])
 def test_a_ratio_or_a_time_at_a_lines_start_is_no_number(line):
     assert not starts_problem(line, False) and strip_number(line) == line
+
+
+@pytest.mark.parametrize("line", ["Answer all questions.", "Show all your work.", "Time: 40 minutes", "Total: 50 marks",
+                                  "（时间：40分钟 满分：100分）", "请将答案写在横线上。", "Directions: Solve each problem.",
+                                  "Instructions: Answer all questions. Show your working.", "Mid-term Examination 2024",
+                                  "七年级数学期中测试", "Warm-up", "能力提升", "拓展延伸", "Unit Test", "HW 4 - Q2",
+                                  "Assignment 2, Problem 5"])
+def test_more_titles_instructions_and_labels_are_headers(line):
+    assert is_header(line)
+
+
+@pytest.mark.parametrize("line", ["10 N/kg）（本小题满分4分）", "Name a test for starch.", "期末考试的平均分是多少？",
+                                  "题5分）", "3 - 2x = 1 的解是多少？"])
+def test_a_problems_own_lines_stay_no_header(line):
+    assert not is_header(line)
+
+
+@pytest.mark.parametrize(("line", "problem"), [("Question 3 of 10: Solve 2x = 4.", "Solve 2x = 4."),
+                                               ("Exercise 3.2 Solve 2x = 4.", "Solve 2x = 4."),
+                                               ("Problem #3: Solve 2x = 4.", "Solve 2x = 4."),
+                                               ("Q3 - Solve 2x = 4", "Solve 2x = 4"), ("3 - Solve 2x = 4", "Solve 2x = 4"),
+                                               ("【第3题】解方程：2x+3=13", "解方程：2x+3=13"),
+                                               ("问题3：解方程：2x+3=13", "解方程：2x+3=13"), ("习题3 解方程：2x+3=13", "解方程：2x+3=13")])
+def test_more_problem_labels_are_told_and_left_out(line, problem):
+    assert starts_problem(line, False) and strip_number(line) == problem
+
+
+@pytest.mark.parametrize("line", ["3 - 2x = 1", "题5分）计算", "10:30 出发"])
+def test_a_formula_or_a_wrapped_note_starts_no_problem(line):
+    assert not starts_problem(line, False)
