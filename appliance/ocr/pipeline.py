@@ -178,13 +178,20 @@ class PpOcrPipeline:
 
     def finish(self, page: FoundLines, readings: list[Reading], gutters: Gutters | None = None) -> PageText:
         """Layout of the read lines into the question text (``gutters``: :func:`page.arrange_page`)."""
-        watch = page.watch
         if not page.quads:
-            return PageText("", (), stage_ms={**watch.stages, "cls": 0.0, "rec": 0.0, "layout": 0.0})
-        watch.lap("rec")
+            return PageText("", (), stage_ms={**page.watch.stages, "cls": 0.0, "rec": 0.0, "layout": 0.0})
+        return self.lay_out(page, self.read_boxes(page, readings), gutters)
+
+    def read_boxes(self, page: FoundLines, readings: list[Reading]) -> list[TextBox]:
+        """The read lines as boxes, their blanks, x² and a₁ told from the crops."""
+        page.watch.lap("rec")
         readings = [refine(r, crop) for r, crop in zip(readings, page.crops)]  # blanks, x², a₁
         texts = blanks_beside(page.pixels, page.quads, [r.text for r in readings], page.crops)
-        boxes = [TextBox(t, r.confidence, q, look_alikes=r.look_alikes) for t, r, q in zip(texts, readings, page.quads)]
+        return [TextBox(t, r.confidence, q, look_alikes=r.look_alikes) for t, r, q in zip(texts, readings, page.quads)]
+
+    def lay_out(self, page: FoundLines, boxes: list[TextBox], gutters: Gutters | None = None) -> PageText:
+        """:func:`page.arrange_page` of the boxes of ``page`` (from :meth:`read_boxes`)."""
+        watch = page.watch
         layout = arrange_page(boxes, (page.pixels.shape[1], page.pixels.shape[0]), self.layout, gutters=gutters)
         watch.lap("layout")
         return PageText(layout.text, layout.lines, layout.confidence, layout.dropped + page.cut, page.rotation,

@@ -177,10 +177,10 @@ class OcrReader:
             read = dataclasses.replace(lines, quads=[lines.quads[i] for i in band],
                                        crops=[lines.crops[i] for i in band])
             gutters = plan.gutters_for(number, {i: reading.text for i, reading in readings.items()})
-            page = self.pipeline.finish(read, [readings[i] for i in band], gutters)
-            if gutters and self.pipeline.finish(read, [readings[i] for i in band]).text != page.text:
-                continue  # the choice hangs on columns seen before most of the page was read
-            if plan.settled(number, page.lines, page.choices):
+            boxes = self.pipeline.read_boxes(read, [readings[i] for i in band])
+            page = self.pipeline.lay_out(read, boxes, gutters)
+            if plan.settled(number, page.lines, page.choices) and not (
+                    gutters and self.pipeline.lay_out(read, boxes).text != page.text):  # unsure columns: read on
                 return dataclasses.replace(page, unread=len(lines.quads) - len(band))
         raise AssertionError("the last band holds every line and is always settled")
 

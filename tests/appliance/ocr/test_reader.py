@@ -510,15 +510,13 @@ def _centre_first_read_with_gutters(monkeypatch, columns_change_choice: bool):
     monkeypatch.setattr(ReadingPlan, "gutters_for",
                         lambda plan, band, read=None: plan.gutters if band < len(plan.bands) - 1 else None)
     reader, detector, recognizer = _worksheet_reader()
-    finish = reader.pipeline.finish
+    lay_out = reader.pipeline.lay_out
 
-    def finish_in_columns(page, readings, gutters=None):
-        laid_out = finish(page, readings, gutters)
-        if gutters and columns_change_choice:
-            return dataclasses.replace(laid_out, text="另一道题？")
-        return laid_out
+    def lay_out_in_columns(page, boxes, gutters=None):
+        laid_out = lay_out(page, boxes, gutters)
+        return dataclasses.replace(laid_out, text="另一道题？") if gutters and columns_change_choice else laid_out
 
-    monkeypatch.setattr(reader.pipeline, "finish", finish_in_columns)
+    monkeypatch.setattr(reader.pipeline, "lay_out", lay_out_in_columns)
     monkeypatch.setattr(reader, "_others_in_flight", lambda: 5)
     detector.release.set()
     detector.calls = 1
