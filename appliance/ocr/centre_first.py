@@ -34,6 +34,7 @@ from appliance.ocr.layout import LayoutParams, TextBox
 from appliance.ocr.page import level
 from appliance.ocr.result import OcrLine
 from appliance.ocr.skew import Skew, measure_skew
+from appliance.wording.problem_text import NUMBER, is_header, part_number
 
 
 @dataclass(frozen=True)
@@ -70,19 +71,47 @@ class ReadingPlan:
         known = [dataclasses.replace(box, text=read.get(i, "")) for i, box in enumerate(self.levelled)]
         return page_gutters(known, self.unit, BlockParams()) or None
 
-    def settled(self, band: int, lines: tuple[OcrLine, ...], choices: tuple[str, ...]) -> bool:
-        """Whether the problem chosen from band ``band``'s readings (its ``lines``) stays
-        chosen when the rest is read."""
+    def settled(self, band: int, lines: tuple[OcrLine, ...], choices: tuple[str, ...],
+                read: Mapping[int, str] | None = None) -> bool:
+        """Whether the problem chosen from band ``band``'s readings (its ``lines``; ``read``:
+        the band's texts by box index) stays chosen when the rest is read."""
         if band == len(self.bands) - 1:
             return True
         if not lines or len(choices) > 1:
             return False
         corners = np.concatenate([np.asarray(line.box, dtype=np.float64) for line in lines])
-        ys = (corners if self.skew.level else self.skew.to_page(corners))[:, 1]
+        ys = self._on_page(corners)[:, 1]
         top, bottom = float(ys.min()), float(ys.max())
-        read = [self.centres[i] for i in self.bands[band]]
-        return (self._rows([y for y in read if y < top]) >= self.rows_needed
-                and self._rows([y for y in read if y > bottom]) >= self.rows_needed)
+        centres = [self.centres[i] for i in self.bands[band]]
+        return (self._rows([y for y in centres if y < top]) >= self.rows_needed
+                and self._rows([y for y in centres if y > bottom]) >= self.rows_needed
+                and not (read and self._part_under_a_stem(band, lines[0], read)))
+
+    def _part_under_a_stem(self, band: int, first: OcrLine, read: Mapping[int, str]) -> bool:
+        """The chosen problem starts like a sub-question, "3)", and the rows above it in its
+        column go up through its parts to "1)" and then to a line that starts no problem:
+        the parts may be those of a stem whose start is not read yet (「…2 s?」 ⏎ "1) Show
+        your working."). A "(5)" under another problem's last line is no part of a run."""
+        number = part_number(first.text)
+        if number is None:
+            return False
+        corners = self._on_page(np.asarray(first.box, dtype=np.float64))
+        x0, x1, middle = corners[:, 0].min(), corners[:, 0].max(), corners[:, 1].mean()
+        above = [i for i in self.bands[band] if self.centres[i] < middle - 0.5 * self.unit
+                 and self.levelled[i].left < x1 and self.levelled[i].right > x0]
+        rows = rows_of([self.centres[i] for i in above], self.unit)
+        for row in reversed(rows):  # nearest first
+            text = read.get(above[min(row, key=lambda k: self.levelled[above[k]].left)], "")
+            starts = NUMBER.match(text) is not None or is_header(text)
+            if number == 1:
+                return not starts
+            if part_number(text) != number - 1:
+                return False
+            number -= 1
+        return number == 1  # up to "1)" and nothing read above it
+
+    def _on_page(self, corners: np.ndarray) -> np.ndarray:
+        return corners if self.skew.level else self.skew.to_page(corners)
 
     def _rows(self, centres: list[float]) -> int:
         return len(rows_of(centres, self.unit))

@@ -179,7 +179,7 @@ class OcrReader:
             gutters = plan.gutters_for(number, {i: reading.text for i, reading in readings.items()})
             boxes = self.pipeline.read_boxes(read, [readings[i] for i in band])
             page = self.pipeline.lay_out(read, boxes, gutters)
-            if plan.settled(number, page.lines, page.choices) and not (
+            if plan.settled(number, page.lines, page.choices, {i: readings[i].text for i in band}) and not (
                     gutters and self.pipeline.lay_out(read, boxes).text != page.text):  # unsure columns: read on
                 return dataclasses.replace(page, unread=len(lines.quads) - len(band))
         raise AssertionError("the last band holds every line and is always settled")

@@ -358,6 +358,13 @@ def _figures_row(line: str) -> bool:
     return len(words) >= 2 and sum(any(c.isdigit() for c in w) for w in words) >= len(words) - 1
 
 
+def part_number(line: str) -> int | None:
+    """The number of a line that starts like a sub-question: "1)" or ① (in a style of their
+    own), or bracketed ("(3)", 「【12】」); else None."""
+    number = part_in_own_style(line, "")
+    return number if number is not None else bracketed_number(line)
+
+
 def next_own_style_part(line: str, part: int, problem: str) -> int:
     """The line's number when it goes on with the sub-questions numbered in a style of their
     own under the problem whose first line is ``problem`` (:func:`part_in_own_style`): 1, or

@@ -156,3 +156,25 @@ def test_a_mark_in_the_margin_does_not_hide_the_page_s_columns():
     (start, end), = plan.gutters
     assert 440 <= start < end <= 560
     assert not plan_reading([*quads, _quad(960, 660, 1200, 690)], SIZE).gutters  # a word: a column of one row
+
+
+def test_a_sub_question_chosen_under_a_stem_not_yet_read_is_read_on():
+    """Rows 4-8 read: 「…it fall in 2 s?」 then "1) Show your working." at the centre. The
+    stem's start (its number) is above the band, so "1)" may be its part: read on. Under a
+    read problem number, or as "(5)" under another problem's last line, it settles."""
+    quads = _rows(top=70)
+    plan = plan_reading(quads, SIZE)
+
+    def texts(row5, row6):
+        rows = {4: "10 m/s², how far does", 5: row5, 6: row6, 7: "2) What would change?", 8: "3) Explain."}
+        return {i: rows.get(i, "") for i in plan.bands[0]}
+
+    first = OcrLine("1) Show your working.", 0.9, _line(quads[6]).box)
+    assert not plan.settled(0, (first,), (), texts("it fall in 2 s?", "1) Show your working."))
+    assert plan.settled(0, (first,), (), texts("9. How far does it fall in 2 s?", "1) Show your working."))
+    third = OcrLine("3) Explain.", 0.9, _line(quads[6]).box)
+    parts = {4: "1) Show your working.", 5: "2) What would change?", 6: "3) Explain.", 7: "", 8: ""}
+    assert not plan.settled(0, (third,), (), parts)  # up to "1)", nothing read above it
+    fifth = OcrLine("(5) 秦朝建立于哪一年？", 0.9, _line(quads[6]).box)
+    assert plan.settled(0, (fifth,), (), texts("C. 12  D. 13", "(5) 秦朝建立于哪一年？"))
+    assert plan.settled(0, (first,), ())  # nothing read given: rows alone, as before
