@@ -28,9 +28,9 @@ _CIRCLED = (r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]"
             r"(?:[\u2460-\u2473\u24ea]|\d(?=\s*[\u4e00-\u9fff“\"《「（(A-Z])|\d\s*(?:、|[.．](?!\d)))?")
 # 「第3题」, also when the recogniser lost or misread 第 before an Arabic number: 「3题」 「笔3题」.
 _NTH = (rf"(?:[【\[]\s*(?:第\s*)?\d{{1,3}}\s*(?:小)?题\s*[】\]]|(?:第\s*[{CN_DIGITS}\d]+|[第笔弟苐]?\s*\d{{1,3}})\s*(?:小)?题\s*[.．、:：]?"
-        rf"|第\s*\d{{1,3}}(?=\s+[A-Z])|(?:问题|习题)\s*\d{{1,3}}(?!\s*分)\s*[.．、:：]?)")
+        rf"|第\s*\d{{1,3}}(?=\s+[A-Z])|(?:问题|习题|题)\s*\d{{1,3}}(?![\d\s]*分)\s*[.．、:：]?)")
 _EXAMPLE = r"例\s*\d{1,3}\s*[.．、:：]?"
-_LATIN = (r"(?:(?:Q\.?|Question|Problem|Exercise|Task|Activity|Ex[.,，]?|No\.?|\#)\s*\#?\s*\d{1,3}(?:\.\d{1,2}(?=\s))?"
+_LATIN = (r"(?:[（(]?(?:Q\.?|Question|Problem|Exercise|Example|Task|Activity|Item|Ex[.,，]?|No\.?|\#)\s*\#?\s*\d{1,3}(?:\.\d{1,2}(?=\s))?[)）]?"
           r"(?:\s+of\s+\d{1,3})?\s*(?:[.:：)]|[-–—](?=\s))?|Ex\.(?=\s*[\u3400-\u9fff]))")
 # After a Latin label: a space, the end, punctuation, Chinese text run on ("Q24一个…"), or
 # after its number a capitalised word the space was lost before ("Q17Fill in…").
@@ -51,7 +51,7 @@ _LOST_DIGITS = r"(?:[.．、]|[（(]\s*[)）])(?=\s?[\u4e00-\u9fff《“「])"
 # opening bracket perhaps read as a zero (「012分)」).
 # An English note's closing bracket is read as l or | in some fonts ("[4 markl"), or lost
 # before the problem's first word ("[5 pointsWhat is…", "[5 points What is…").
-_SCORE_NOTE = (r"(?:[（(\[【]|(?<![\d.])[0O](?=\d{1,2}\s*分\s*[)）]))\s*(?:每(?:小)?题|共|本(?:小)?题(?:满分)?)?\s*\d{1,3}\s*"
+_SCORE_NOTE = (r"(?:[（(\[【]|(?<![\d.])[0O](?=\d{1,2}\s*分\s*[)）]))\s*(?:每(?:小)?题|共|本(?:小)?题(?:满分)?|满分)?\s*\d{1,3}\s*"
                r"(?:(?:分|points?|pts?|ps|marks?)[^)）\]】]{0,12}[)）\]】]|(?:points?|marks?)(?-i:[l|]|(?=\s?[A-Z][a-z])))")
 # Any word and a number with the problem's score note after it: a label this code does not
 # know ("Task 3", "Aufgabe 3"), or a known one partly covered by a finger or pen ("crcise 7
@@ -69,7 +69,8 @@ PART = re.compile(rf"^\s*(?:{_BRACKETED}|{_LETTER_PART})")
 
 # Before the problem, perhaps after the label's colon, also a note that lost its opening
 # bracket (「2、3分)计算…」); at the end that would take 「（用时10分）」 apart.
-SCORE = re.compile(rf"^[\s:：]*(?:{_SCORE_NOTE}|\d{{1,2}}\s*分\s*[)）])", re.IGNORECASE)
+SCORE = re.compile(rf"^[\s:：]*(?:{_SCORE_NOTE}|\d{{1,2}}\s*分\s*[)）]|[-–—]\s*\d{{1,3}}\s*(?:marks?|points?|pts?|分)(?![A-Za-z]))",
+                   re.IGNORECASE)  # also "— 7 marks" after a label
 # The same note printed at the end of the problem instead ("…多少？（5分）"), perhaps with the
 # teacher's score or a figure's label read after it ("（5分） 4"), or marks as a bare number in
 # square brackets after the question's end ("…cell\"? [6]").
@@ -100,9 +101,9 @@ _HEADER_WORDS = re.compile(
     r"(?i:\bhomework\b|\bworksheet\b|\bname\s*[:：_]|\bclass\s*[:：_]|\bdate\s*[:：_]|\bscore\s*[:：_]|"
     r"\bunit\s+\d+\b|\bchapter\s+\d+\b|\blesson\s+\d+\b|\bquiz\b|\bexam\b|\btest\s+\d+\b|\bpage\s+\d+\b|"
     r"\bassignment\b|\bhw\s*\d|\bexamination\b|\bmid-?term\b|\bunit\s+test\b|\b(?:directions|instructions)\s*[:：]|"
-    r"\btime\s*[:：]\s*\d+\s*min|\btotal\s*[:：]?\s*\d+\s*(?:marks|points)\b)"
+    r"\btime\s*[:：]\s*\d+\s*min|\btotal\s*[:：]?\s*\d+\s*(?:marks|points)\b|\btime\s+allowed\b|\b(?:maximum|max\.?|full)\s+marks\b)"
     r"|姓名|班级|学号|得分|日期|作业|练习卷|测试卷|试卷|单元(?:测试|练习|检测)|课时练|第\s*\d+\s*页"
-    r"|时间\s*[:：]\s*\d+\s*分钟|满分\s*[:：]\s*\d+\s*分")
+    r"|时间\s*[:：]\s*\d+\s*分钟|满分\s*[:：]\s*\d+\s*分|本大题共\s*\d+\s*小?题|答题(?:区域|卡)|超出.{0,6}无效")
 # A name line whose writing lines were not read: only the words of a form's fields
 # ("Name No. Score", "Name Class Date", "Student ID").
 _FORM_LINE = re.compile(r"^(?i:(?:name|class|no\.|number|score|date|grade|student(?:\s+id)?|id|period|form|marks?|"
@@ -179,7 +180,8 @@ def is_header(line: str) -> bool:
         return False
     if is_number_alone(text) or is_lead_in(text):
         return True
-    if ((_SECTION.match(text) and len(text) <= 24) or _SECTION_LABEL.match(text) or _BRACKETED_LABEL.match(text)
+    if ((_SECTION.match(text) and (len(text) <= 24 or len(text) <= 60 and not reads_as_question(text)))
+            or _SECTION_LABEL.match(text) or _BRACKETED_LABEL.match(text)
             or _SECTION_TITLE.match(text)):
         return True
     if _FORM_LINE.match(text):
@@ -288,7 +290,8 @@ def without_working(text: str) -> str:
 _FIRST_PART = r"[（(]\s*1\s*[)）]"
 # Sub-questions numbered in a style of their own: "1)" or ① (not ⑩⑥, a circled 16 read in
 # two), under a problem numbered otherwise (「10、」 "Question 8" 「八、」 "(6)").
-_OWN_STYLE_PART = re.compile(r"^\s*(?:(?P<digits>\d{1,2})\s*[)）]|(?P<circled>[\u2460-\u2473])(?![\u2460-\u2473\u24ea\d]))")
+_OWN_STYLE_PART = re.compile(r"^\s*(?:(?P<digits>\d{1,2})\s*[)）]|(?P<circled>[\u2460-\u2473])(?![\u2460-\u2473\u24ea\d])"
+                             r"|[（(]?(?P<letter>[a-h])[)）](?=\s*[A-Za-z\u4e00-\u9fff]))")
 _FIRST_PART_AFTER_END = re.compile(rf"(?<=[?？。!！])\s*{_FIRST_PART}")
 
 
@@ -330,14 +333,17 @@ def without_how_to_answer(text: str) -> str:
 
 
 def part_in_own_style(line: str, problem: str) -> int | None:
-    """The number of a line that starts a sub-question numbered "1)" or ① under a problem
-    whose first line (``problem``) is numbered in another style, else None."""
+    """The number of a line that starts a sub-question numbered "1)", ① or "(a)" / "b)" (a
+    letter counts as its place: b is 2) under a problem whose first line (``problem``) is
+    numbered in another style, else None."""
     match = _OWN_STYLE_PART.match(line)
     if match is None:
         return None
     above = _OWN_STYLE_PART.match(problem)
-    if above is not None and (above["digits"] is None) == (match["digits"] is None):
+    if above is not None and above.lastgroup == match.lastgroup:
         return None  # "2)" under "1)": problems numbered alike
+    if match["letter"]:
+        return ord(match["letter"]) - ord("a") + 1
     return int(match["digits"]) if match["digits"] else ord(match["circled"]) - 0x245F
 
 
@@ -566,7 +572,8 @@ def strip_ticks(line: str) -> str:
 # A score note after the question's end, with something after it on the line.
 _SCORE_AFTER_END = re.compile(rf"(?<=[?？。!！])\s*{_SCORE_NOTE}", re.IGNORECASE)
 # Marks as a bare number in square brackets right after the problem's number ("2. [4] …").
-_MARKS_AFTER_NUMBER = re.compile(r"^\s*[\[［]\s*\d{1,2}\s*[\]］](?=\s|[\u4e00-\u9fffA-Za-z])")
+_MARKS_AFTER_NUMBER = re.compile(r"^\s*(?:[\[［]\s*\d{1,2}\s*[\]］](?=\s|[\u4e00-\u9fffA-Za-z])"
+                                 r"|[-–—]?\s*\d{1,2}\s*(?i:marks?|points?|pts?)(?![A-Za-z]))")  # "Q3 – 15 points"
 
 
 # A closing bracket before the problem's words: what is left of a number's bracket, or of

@@ -577,3 +577,41 @@ def test_more_problem_labels_are_told_and_left_out(line, problem):
 @pytest.mark.parametrize("line", ["3 - 2x = 1", "题5分）计算", "10:30 出发"])
 def test_a_formula_or_a_wrapped_note_starts_no_problem(line):
     assert not starts_problem(line, False)
+
+
+@pytest.mark.parametrize(("line", "problem"), [("(满分8分) 我国最长的河流是哪一条?", "我国最长的河流是哪一条?"),
+                                               ("Example 7 写出实验室用高锰酸钾制取氧气的化学方程式。", "写出实验室用高锰酸钾制取氧气的化学方程式。"),
+                                               ("Item 1 解方程：x²-5x+6=0", "解方程：x²-5x+6=0"),
+                                               ("题15：（满分6分) 世界上面积最大的大洋是哪个?", "世界上面积最大的大洋是哪个?"),
+                                               ("(No.4)一件商品原价200元", "一件商品原价200元"),
+                                               ("例2 — 7 marks 地球自转的方向是怎样的?", "地球自转的方向是怎样的?"),
+                                               ("Q3 – 15 points Solve 2x = 4", "Solve 2x = 4"),
+                                               ("Example 5 解方程组：x + y = 10 （满分6分）", "解方程组：x + y = 10")])
+def test_labels_and_score_notes_of_more_sheets_are_left_out(line, problem):
+    assert starts_problem(line, False) and strip_number(line) == problem
+
+
+def test_a_wrapped_score_note_or_a_count_of_points_is_kept():
+    assert not starts_problem("题12分)", False)
+    assert strip_number("3. 15 pointed stars are drawn. How many points?") == "15 pointed stars are drawn. How many points?"
+
+
+@pytest.mark.parametrize("line", ["Time allowed: 40 min", "Maximum marks: 50", "Section I: Short answer — 20 points",
+                                  "Section I. Multiple choice – 15 points", "简答题（本大题共3小题，共12分）",
+                                  "基础知识（本大题共2小题，共8分）", "请在答题区域内作答，超出区域无效。"])
+def test_exam_papers_furniture_is_headers(line):
+    assert is_header(line)
+
+
+def test_a_section_label_before_a_question_stays_a_problem():
+    assert not is_header("Part 2 What is the largest ocean?")
+
+
+def test_lettered_parts_under_a_numbered_problem():
+    from appliance.wording.problem_text import part_in_own_style, starts_sub_questions
+
+    assert part_in_own_style("(a) State the unit.", "5. An object with a mass of 2 kg") == 1
+    assert part_in_own_style("b) 画出示意图。", "第3题 标准状况下") == 2
+    assert part_in_own_style("b) Solve x + 1 = 2.", "a) Solve 2x = 4.") is None  # problems lettered alike
+    assert starts_sub_questions("(a) State the unit.") and starts_sub_questions("a) 写出单位。")
+    assert not starts_sub_questions("A) 汉朝 B) 唐朝")  # options are capitals
