@@ -1,7 +1,7 @@
 import csv, json, sys
 from PIL import Image, ImageDraw
 out=sys.argv[1]
-bank={json.loads(l)['id']:json.loads(l)['question'] for l in open('/work/main/appliance/data/demo_bank.jsonl')}
+bank={json.loads(l)['id']:json.loads(l)['question'] for l in open(__import__('pathlib').Path(__file__).resolve().parents[2] / 'appliance/data/demo_bank.jsonl', encoding='utf-8')}
 T=list(csv.DictReader(open(out+'/truth.csv',encoding='utf-8')))
 Q=list(csv.DictReader(open(out+'/queries.csv',encoding='utf-8')))
 M=[json.loads(l) for l in open(out+'/meta.jsonl')]
