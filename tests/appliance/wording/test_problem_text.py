@@ -574,7 +574,7 @@ def test_more_problem_labels_are_told_and_left_out(line, problem):
     assert starts_problem(line, False) and strip_number(line) == problem
 
 
-@pytest.mark.parametrize("line", ["3 - 2x = 1", "题5分）计算", "10:30 出发"])
+@pytest.mark.parametrize("line", ["3 - 2x = 1", "题5分）计算", "10:30 出发", "2-x=0 的解是多少？", "10 - 3 = 7"])
 def test_a_formula_or_a_wrapped_note_starts_no_problem(line):
     assert not starts_problem(line, False)
 
@@ -586,6 +586,8 @@ def test_a_formula_or_a_wrapped_note_starts_no_problem(line):
                                                ("(No.4)一件商品原价200元", "一件商品原价200元"),
                                                ("例2 — 7 marks 地球自转的方向是怎样的?", "地球自转的方向是怎样的?"),
                                                ("Q3 – 15 points Solve 2x = 4", "Solve 2x = 4"),
+                                               ("8-光合作用的场所是哪里?", "光合作用的场所是哪里?"),
+                                               ("2 - (2 points) 一个定值电阻两端的电压是 6 V", "一个定值电阻两端的电压是 6 V"),
                                                ("Example 5 解方程组：x + y = 10 （满分6分）", "解方程组：x + y = 10")])
 def test_labels_and_score_notes_of_more_sheets_are_left_out(line, problem):
     assert starts_problem(line, False) and strip_number(line) == problem
