@@ -30,7 +30,7 @@ _CIRCLED = (r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]"
 _NTH = (rf"(?:[【\[]\s*(?:第\s*)?\d{{1,3}}\s*(?:小)?题\s*[】\]]|(?:第\s*[{CN_DIGITS}\d]+|[第笔弟苐]?\s*\d{{1,3}})\s*(?:小)?题\s*[.．、:：]?"
         rf"|第\s*\d{{1,3}}(?=\s+[A-Z])|(?:问题|习题|题)\s*\d{{1,3}}(?![\d\s]*分)\s*[.．、:：]?)")
 _EXAMPLE = r"例\s*\d{1,3}\s*[.．、:：]?"
-_LATIN = (r"(?:[（(]?(?:Q\.?|Question|Problem|Exercise|Example|Task|Activity|Item|Ex[.,，]?|No\.?|\#)\s*\#?\s*\d{1,3}(?:\.\d{1,2}(?=\s))?[)）]?"
+_LATIN = (r"(?:[（(]?(?:Q\.?|Question|Problem|Exercise|Example|Task|Activity|Item|Ex[.,，]?|No\.?|\#)\s*\#?\s*\d{1,3}(?:\.\d{1,2}(?=\s|[\u4e00-\u9fff]))?[)）]?"
           r"(?:\s+of\s+\d{1,3})?\s*(?:[.:：)]|[-–—](?=\s))?|Ex\.(?=\s*[\u3400-\u9fff]))")
 # After a Latin label: a space, the end, punctuation, Chinese text run on ("Q24一个…"), or
 # after its number a capitalised word the space was lost before ("Q17Fill in…").
@@ -564,9 +564,17 @@ def is_lone_letter(text: str) -> bool:
     return len(text) == 1 and text.isascii() and text.isalpha()
 
 
+# A word or two a student or teacher wrote right before a problem's label, taken into its
+# box: 「不会Example 2」, 「易错 Exercise 4.1」, 「本会 8 -(1points)」, "ask! Question 3".
+_LEADING_NOTE = re.compile(r"^\s*(?:[\u4e00-\u9fff]{1,4}|[A-Za-z]{2,5}[!?]+)\s*"
+                           r"(?=(?:Example|Exercise|Question|Problem|Item|Task)\s*\d"
+                           r"|\d{1,3}\s*[-–—]\s*[（(]\s*\d{1,3}\s*(?:分|points?|marks?))")
+
+
 def strip_ticks(line: str) -> str:
-    """The line without a tick or cross the detector took into its box, at either end."""
-    return _LEADING_TICK.sub("", _TRAILING_TICK.sub("", line))
+    """The line without a tick or cross the detector took into its box, at either end, or
+    a note written right before its label."""
+    return _LEADING_NOTE.sub("", _LEADING_TICK.sub("", _TRAILING_TICK.sub("", line)))
 
 
 # A score note after the question's end, with something after it on the line.

@@ -617,3 +617,19 @@ def test_lettered_parts_under_a_numbered_problem():
     assert part_in_own_style("b) Solve x + 1 = 2.", "a) Solve 2x = 4.") is None  # problems lettered alike
     assert starts_sub_questions("(a) State the unit.") and starts_sub_questions("a) 写出单位。")
     assert not starts_sub_questions("A) 汉朝 B) 唐朝")  # options are capitals
+
+
+@pytest.mark.parametrize(("line", "kept"), [("不会Example 2 【10分】", "Example 2 【10分】"), ("易错 Exercise 4.1", "Exercise 4.1"),
+                                            ("本会 8 -(1points) 计算: √48÷√3", "8 -(1points) 计算: √48÷√3"),
+                                            ("ask! Question 3 Solve 2x = 4.", "Question 3 Solve 2x = 4.")])
+def test_a_note_written_right_before_a_label_is_left_out(line, kept):
+    assert strip_ticks(line) == kept
+
+
+@pytest.mark.parametrize("line", ["See Example 3 for the method.", "如例2所示，求 x 的值。", "求 Example 的复数形式。"])
+def test_words_before_a_label_that_are_the_problems_stay(line):
+    assert strip_ticks(line) == line
+
+
+def test_a_sub_exercise_number_run_into_chinese_text_is_left_out():
+    assert strip_number("Exercise 4.1写出碳在氧气中不充分燃烧的化学方程式。") == "写出碳在氧气中不充分燃烧的化学方程式。"
