@@ -30,7 +30,7 @@ _CIRCLED = (r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]"
 _NTH = (rf"(?:[【\[]\s*(?:第\s*)?\d{{1,3}}\s*(?:小)?题\s*[】\]]|(?:第\s*[{CN_DIGITS}\d]+|[第笔弟苐]?\s*\d{{1,3}})\s*(?:小)?题\s*[.．、:：]?"
         rf"|第\s*\d{{1,3}}(?=\s+[A-Z])|(?:问题|习题|题)\s*\d{{1,3}}(?![\d\s]*分)\s*[.．、:：]?)")
 _EXAMPLE = r"例\s*\d{1,3}\s*[.．、:：]?"
-_LATIN = (r"(?:[（(]?(?:Q\.?|Question|Problem|Exercise|Example|Task|Activity|Item|Ex[.,，]?|No\.?|\#)\s*\#?\s*\d{1,3}(?:\.\d{1,2}(?=\s|[\u4e00-\u9fff]))?[)）]?"
+_LATIN = (r"(?:[（(]?(?:Q\.?|Question|Problem|Exercise|Example|Task|Activity|Item|Ex[.,，]?|No\.?|\#)\s*\#?\s*\d{1,3}(?:\.\d{1,2}(?=\s|$|[\u4e00-\u9fff]))?[)）]?"
           r"(?:\s+of\s+\d{1,3})?\s*(?:[.:：)]|[-–—](?=\s))?|Ex\.(?=\s*[\u3400-\u9fff]))")
 # After a Latin label: a space, the end, punctuation, Chinese text run on ("Q24一个…"), or
 # after its number a capitalised word the space was lost before ("Q17Fill in…").
@@ -122,7 +122,8 @@ _TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】\]�
 # Before the problem: a tick or cross; right before a problem number, also a root sign, a star
 # drawn in the margin (☆ 10.), or a circle, cross or tick read as a letter (O9., X9), V【2】), or a score the teacher wrote
 # (「+2 第3题」, 「-1第11题」, "-2 Ex. 1", "3/5 12.", 「4⑥」, 「3/4③」, "8 7.") or a score note that lost its brackets (「3分Exercise1」).
-_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|(?:[√○◯OoCcXx×Vv☆★*]{1,2}|[+\-−]?\d{1,2}(?:\s*/\s*\d{1,2})?\s|[+\-−]\d{1,2}|\d{1,2}\s*分\s*)(?=\s*(?:\d{1,3}\s*[.．、)）](?!\d)|[（(【\[〔［]\s*\d|第|(?:Q|No\.?|Question|Problem|Exercise|Ex\.?)\s*\d|[①-⑳]))"
+_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|(?:[√○◯OoCcXx×Vv☆★*]{1,2}|[+\-−]?\d{1,2}(?:\s*/\s*\d{1,2})?\s|[+\-−]\d{1,2}|\d{1,2}\s*分\s*)(?=\s*(?:\d{1,3}\s*(?:[.．、)）](?!\d)|[-–—](?=\s*[\u4e00-\u9fffA-Z]))|[（(【\[〔［]\s*\d|第|习题|问题"
+                           r"|(?:Q|No\.?|Question|Problem|Exercise|Example|Item|Task|Ex\.?|\#)\s*\d|[①-⑳]))"
                            r"|\d{1,2}(?:\s*/\s*\d{1,2})?\s*(?=[①-⑳]))\s*")
 
 _UNDERSCORES = re.compile(r"[_＿]{2,}|(?<=\s)[_＿](?=\s)|(?<=[\u4e00-\u9fff])[_＿](?=[\u4e00-\u9fff])")
@@ -565,10 +566,12 @@ def is_lone_letter(text: str) -> bool:
 
 
 # A word or two a student or teacher wrote right before a problem's label, taken into its
-# box: 「不会Example 2」, 「易错 Exercise 4.1」, 「本会 8 -(1points)」, "ask! Question 3".
-_LEADING_NOTE = re.compile(r"^\s*(?:[\u4e00-\u9fff]{1,4}|[A-Za-z]{2,5}[!?]+)\s*"
-                           r"(?=(?:Example|Exercise|Question|Problem|Item|Task)\s*\d"
-                           r"|\d{1,3}\s*[-–—]\s*[（(]\s*\d{1,3}\s*(?:分|points?|marks?))")
+# box: 「不会Example 2」, 「易错 Exercise 4.1」, 「不会Q4」, 「本会 8 -(1points)」, "ask! Question 3",
+# "checkNo.1", "abk! 1:".
+_LEADING_NOTE = re.compile(r"^\s*(?:(?:[\u4e00-\u9fff]{1,4}\s*|[a-z]{2,6}|[A-Za-z]{2,5}[!?]+\s*|\+\s*)"
+                           r"(?=(?:Example|Exercise|Question|Problem|Item|Task|Q|No\.?|\#)\s*\#?\s*\d"
+                           r"|\d{1,3}\s*[-–—]\s*[（(]\s*\d{1,3}\s*(?:分|points?|marks?))"
+                           r"|[A-Za-z]{2,5}[!?]+\s*(?=\d{1,3}\s*[:：](?!\s*\d)))")
 
 
 def strip_ticks(line: str) -> str:

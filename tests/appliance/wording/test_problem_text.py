@@ -621,15 +621,25 @@ def test_lettered_parts_under_a_numbered_problem():
 
 @pytest.mark.parametrize(("line", "kept"), [("不会Example 2 【10分】", "Example 2 【10分】"), ("易错 Exercise 4.1", "Exercise 4.1"),
                                             ("本会 8 -(1points) 计算: √48÷√3", "8 -(1points) 计算: √48÷√3"),
-                                            ("ask! Question 3 Solve 2x = 4.", "Question 3 Solve 2x = 4.")])
+                                            ("ask! Question 3 Solve 2x = 4.", "Question 3 Solve 2x = 4."),
+                                            ("不会Q4 (10分) 一次函数", "Q4 (10分) 一次函数"), ("+Problem #5秦朝灭亡于哪一年？", "Problem #5秦朝灭亡于哪一年？"),
+                                            ("checkNo.1在等差数列中", "No.1在等差数列中"), ("abk! 1: 第二次世界大战", "1: 第二次世界大战"),
+                                            ("3分习题1(4分) 鸦片战争", "习题1(4分) 鸦片战争"), ("√10- 写出实验室用过氧化氢溶液制取氧气", "10- 写出实验室用过氧化氢溶液制取氧气")])
 def test_a_note_written_right_before_a_label_is_left_out(line, kept):
     assert strip_ticks(line) == kept
 
 
-@pytest.mark.parametrize("line", ["See Example 3 for the method.", "如例2所示，求 x 的值。", "求 Example 的复数形式。"])
+@pytest.mark.parametrize("line", ["See Example 3 for the method.", "如例2所示，求 x 的值。", "求 Example 的复数形式。",
+                                  "see Q4 for the method", "in Example 2, find x.", "√2-1 的值是多少？"])
 def test_words_before_a_label_that_are_the_problems_stay(line):
     assert strip_ticks(line) == line
 
 
 def test_a_sub_exercise_number_run_into_chinese_text_is_left_out():
     assert strip_number("Exercise 4.1写出碳在氧气中不充分燃烧的化学方程式。") == "写出碳在氧气中不充分燃烧的化学方程式。"
+
+
+def test_a_sub_exercise_label_alone_is_a_number_alone():
+    from appliance.wording.problem_text import is_number_alone
+
+    assert is_number_alone("Exercise 4.1") and strip_number("Exercise 4.1") == ""
