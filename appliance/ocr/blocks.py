@@ -291,7 +291,7 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float) -> list[Block
         finished = ends_sentence(strip_number(above.text)) or ends_formula(strip_number(above.text))
         spaced = (row.top - above.bottom >= least or _pitch(above, row) >= farther) and finished
         # its options, its (1), or a table between it and its (1)
-        parts_of_it = is_options(row.text) or starts_sub_questions(row.text) or table_before_parts([r.text for r in block.rows[i:]])
+        parts_of_it = is_options(row.text) or starts_sub_questions(row.text) or table_before_parts(r.text for r in block.rows[i:])
         if (spaced or ends_with_score(without_working(above.text))) and not parts_of_it:
             if not spaced and ends_question(strip_number(above.text)):
                 answers.add(len(parts))

@@ -123,7 +123,7 @@ def problem_text(block: Block) -> str:
     table's rows after a stem that asks and does not speak of it ("65 33"), or empty answer bracket (「（　）」) at its end."""
     text = ""
     for i, row in enumerate(block.rows):
-        rest = [r.text for r in block.rows[i:]]
+        rest = (r.text for r in block.rows[i:])  # read only as far as a table goes
         if i and (is_options(row.text) or ((starts_sub_questions(row.text) or table_before_parts(rest)) and stem_asks(text))):
             break
         if not says_how_to_answer(row.text) and not (i and reads_as_figure(row) and stem_asks(text) and not speaks_of_figure(text)):

@@ -8,7 +8,9 @@ number and score note from the chosen problem and writes blanks as ``____``.
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Iterable
 
 CN_DIGITS = "一二三四五六七八九十百零〇"
 
@@ -348,10 +350,11 @@ def part_in_own_style(line: str, problem: str) -> int | None:
     return int(match["digits"]) if match["digits"] else ord(match["circled"]) - 0x245F
 
 
-def table_before_parts(lines: list[str], most: int = 4) -> bool:
+def table_before_parts(lines: Iterable[str], most: int = 4) -> bool:
     """``lines`` start with up to ``most`` rows of a table (mostly figures, asking nothing:
-    "t/s 63 54") and the problem's sub-questions follow right after them."""
-    for k, line in enumerate(lines[:most + 1]):
+    "t/s 63 54") and the problem's sub-questions follow right after them (only the first
+    ``most`` + 1 lines are looked at: a lazy iterable is read no further)."""
+    for k, line in enumerate(itertools.islice(lines, most + 1)):
         if starts_sub_questions(line):
             return k > 0
         if reads_as_question(line) or not _figures_row(line):
