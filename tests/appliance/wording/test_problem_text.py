@@ -211,6 +211,8 @@ def test_problem_text_does_not_read_as_working(line):
 @pytest.mark.parametrize("line, rest", [("+2 第3题一个正方体的棱长是4厘米，它的表面积是多少平方厘米?", "第3题一个正方体"),
                                         ("-2 Ex. 1 What is the sum of the interior angles of a hexagon?", "Ex. 1 What"),
                                         ("4⑥一个定值电阻两端的电压是6V", "⑥一个定值电阻"),
+                                        ("8第15题（本题4分）一个质量为5kg的物体受", "第15题（本题4分）"),
+                                        ("4/5第3题 求 x", "第3题 求 x"), ("10【第2题】解方程：2x+3=13", "【第2题】解方程"),
                                         ("-2 的绝对值是多少？", "-2 的绝对值"), ("+3 = 5 中的未知数是多少？", "+3 = 5")])
 def test_a_score_the_teacher_wrote_before_the_number_is_a_mark(line, rest):
     assert strip_ticks(line).startswith(rest)
