@@ -57,8 +57,9 @@ _SCORE_NOTE = (r"(?:[（(\[【]|(?<![\d.])[0O](?=\d{1,2}\s*分\s*[)）]))\s*(?:�
                r"(?:(?:分|points?|pts?|ps|marks?)[^)）\]】]{0,12}[)）\]】]|(?:points?|marks?)(?-i:[l|]|(?=\s?[A-Z][a-z])))")
 # Any word and a number with the problem's score note after it: a label this code does not
 # know ("Task 3", "Aufgabe 3"), or a known one partly covered by a finger or pen ("crcise 7
-# (本题2分)" for "Exercise 7").
-_LABEL_BEFORE_NOTE = rf"[A-Za-z]{{2,10}}\.?\s?\d{{1,3}}\s?[.:：)]?(?=\s*(?i:{_SCORE_NOTE}))"
+# (本题2分)" for "Exercise 7", "n 7 of 13 (9 points)" for "Question 7 of 13").
+_LABEL_BEFORE_NOTE = (rf"(?:[A-Za-z]{{2,10}}\.?\s?\d{{1,3}}|(?:[A-Za-z]{{1,10}}\s)?\d{{1,3}}\s+of\s+\d{{1,3}})\s?[.:：)]?"
+                      rf"(?=\s*(?i:{_SCORE_NOTE}))")
 # A part's letter ("a)" "(b)"): the problems under a lead-in (:func:`is_lead_in`) are
 # lettered on some sheets.
 _LETTER_PART = r"(?:[（(]\s*[a-h]\s*[)）]|[a-h]\s*[)）])(?=\s*[A-Z\u4e00-\u9fff])"
@@ -571,10 +572,12 @@ def is_lone_letter(text: str) -> bool:
 
 # A word or two a student or teacher wrote right before a problem's label, taken into its
 # box: 「不会Example 2」, 「易错 Exercise 4.1」, 「不会Q4」, 「本会 8 -(1points)」, "ask! Question 3",
-# "checkNo.1", "abk! 1:".
+# "checkNo.1", "abk! 1:", and a Chinese note before the bracketed number of an English
+# problem: 「易错(2) Fill in …」.
 _LEADING_NOTE = re.compile(r"^\s*(?:(?:[\u4e00-\u9fff]{1,4}\s*|[a-z]{2,6}|[A-Za-z]{2,5}[!?]+\s*|\+\s*)"
                            r"(?=(?:Example|Exercise|Question|Problem|Item|Task|Q|No\.?|\#)\s*\#?\s*\d"
                            r"|\d{1,3}\s*[-–—]\s*[（(]\s*\d{1,3}\s*(?:分|points?|marks?))"
+                           r"|[\u4e00-\u9fff]{1,4}\s*(?=[（(]\s*\d{1,2}\s*[)）]\s*[A-Z][a-z]*\s+[a-z]+\b)"
                            r"|[A-Za-z]{2,5}[!?]+\s*(?=\d{1,3}\s*[:：](?!\s*\d)))")
 
 

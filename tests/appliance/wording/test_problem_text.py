@@ -308,13 +308,16 @@ def test_a_zero_outside_a_list_of_element_masses_stays(text):
     ("crcise 7 (本题2分）钠元素的原子序数是多少？", "钠元素的原子序数是多少？"),  # "Exe" under a pen
     ("Task 3 (5 marks) Find x.", "Find x."),
     ("Aufgabe 2: (4 points) Solve 2x = 8.", "Solve 2x = 8."),
+    ("n 7 of 13 (9 points) 一个质量为 2 kg 的物体", "一个质量为 2 kg 的物体"),  # "Questio" under a finger
+    ("7 of 13 (9 points) Find x.", "Find x."),
 ])
 def test_a_word_and_a_number_before_the_score_note_start_a_problem(line, rest):
     assert starts_problem(line, sub_questions_start_problems=False)
     assert strip_number(line) == rest
 
 
-@pytest.mark.parametrize("line", ["with 3 apples (3分)", "Tom has 3 (or 4) pens.", "x2 (5分)"])
+@pytest.mark.parametrize("line", ["with 3 apples (3分)", "Tom has 3 (or 4) pens.", "x2 (5分)", "out of 10 (5分)",
+                                  "3 of the 13 (2 points)"])
 def test_words_before_a_bracket_are_no_problem_label(line):
     assert not starts_problem(line, sub_questions_start_problems=False)
 
@@ -626,13 +629,15 @@ def test_lettered_parts_under_a_numbered_problem():
                                             ("ask! Question 3 Solve 2x = 4.", "Question 3 Solve 2x = 4."),
                                             ("不会Q4 (10分) 一次函数", "Q4 (10分) 一次函数"), ("+Problem #5秦朝灭亡于哪一年？", "Problem #5秦朝灭亡于哪一年？"),
                                             ("checkNo.1在等差数列中", "No.1在等差数列中"), ("abk! 1: 第二次世界大战", "1: 第二次世界大战"),
-                                            ("3分习题1(4分) 鸦片战争", "习题1(4分) 鸦片战争"), ("√10- 写出实验室用过氧化氢溶液制取氧气", "10- 写出实验室用过氧化氢溶液制取氧气")])
+                                            ("3分习题1(4分) 鸦片战争", "习题1(4分) 鸦片战争"), ("√10- 写出实验室用过氧化氢溶液制取氧气", "10- 写出实验室用过氧化氢溶液制取氧气"),
+                                            ("易错(2) Fill in the blank", "(2) Fill in the blank")])
 def test_a_note_written_right_before_a_label_is_left_out(line, kept):
     assert strip_ticks(line) == kept
 
 
 @pytest.mark.parametrize("line", ["See Example 3 for the method.", "如例2所示，求 x 的值。", "求 Example 的复数形式。",
-                                  "see Q4 for the method", "in Example 2, find x.", "√2-1 的值是多少？"])
+                                  "see Q4 for the method", "in Example 2, find x.", "√2-1 的值是多少？", "函数(2) 的值",
+                                  "求(1) 中的 x", "分别是(3) Tom 的答案"])
 def test_words_before_a_label_that_are_the_problems_stay(line):
     assert strip_ticks(line) == line
 
