@@ -764,8 +764,15 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
             blocks[-1].append(row)
         part = sub or (0 if numbered or header else part)
         if numbered or header:
-            led_in = is_lead_in(row.text) or led_in and not TOP_LEVEL.match(row.text) and not is_header(row.text)
+            led_in = (is_lead_in(row.text) or header and _label_over_parts(row, rows[i + 1:i + 2])
+                      or led_in and not TOP_LEVEL.match(row.text) and not is_header(row.text))
     return [Block(tuple(b), h, n, touches_edge(b)) for b, (h, n) in zip(blocks, kinds)]
+
+
+def _label_over_parts(row: Row, below: list[Row]) -> bool:
+    """A label with no stem (「第一题（10分）」 alone on its row) right over a part "(1)": nothing
+    is asked above the parts, so each is a problem of its own, as under a lead-in."""
+    return bool(below) and is_number_alone(row.text) and bracketed_number(below[0].text) == 1
 
 
 def heads_problem(row: Row, below: list[Row]) -> bool:
@@ -776,11 +783,13 @@ def heads_problem(row: Row, below: list[Row]) -> bool:
 
 
 def under_lead_in(blocks: list[Block]) -> bool:
-    """What follows ``blocks`` is below a lead-in: the last header is one, and no problem
-    numbered at the top level came after it."""
-    for block in reversed(blocks):
+    """What follows ``blocks`` is below a lead-in: the last header is one (or a label with no
+    stem over its parts, :func:`_label_over_parts`), and no problem numbered at the top level
+    came after it."""
+    for i in range(len(blocks) - 1, -1, -1):
+        block = blocks[i]
         if block.header:
-            return is_lead_in(block.rows[0].text)
+            return is_lead_in(block.rows[0].text) or _label_over_parts(block.rows[0], [b.rows[0] for b in blocks[i + 1:i + 2]])
         if block.numbered and TOP_LEVEL.match(block.rows[0].text):
             return False
     return False

@@ -756,6 +756,30 @@ def test_under_a_lead_in_each_part_is_a_problem_of_its_own(lead_in, part, part_e
     assert arrange_page(boxes, SIZE).text == join(strip_number(part), part_ends)
 
 
+@pytest.mark.parametrize("label, parts, framed", [
+    ("第一题（10分）", ["（1）解方程：2x + 3 = 11", "（2）求 24 和 36 的最小公倍数。", "（3）把 0.75 化成最简分数。"], 1),
+    ("Question 1 (5 marks)", ["(1) Solve 2x + 3 = 11.", "(2) Find the LCM of 24 and 36.", "(3) Simplify 0.75."], 1),
+    ("第二题", ["①写出名词 tooth 的复数形式。", "②《背影》的作者是谁？"], 0),
+])
+@pytest.mark.parametrize("pitch", [60, 100])  # parts a line apart, or farther
+def test_under_a_label_with_no_stem_each_part_is_a_problem_of_its_own(label, parts, framed, pitch):
+    # a header 「第一题（10分）」 alone on its line, then its parts: nothing is asked above
+    # them, so the one the student framed is what is searched, not every part joined
+    lines = [label, *parts, "第三题 计算：3/4 + 1/6"]
+    tops = [400] + [460 + pitch * i for i in range(len(lines) - 1)]
+    centre = tops[1 + framed] + 20
+    boxes = [box(line, 300, top - centre + SIZE[1] // 2, 900) for line, top in zip(lines, tops)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == strip_number(parts[framed])
+    assert layout.choices == ()
+
+
+def test_a_label_alone_over_its_stem_and_parts_keeps_them_together():
+    lines = ["第一题（10分）", "已知一个长方形的长是 8 厘米，宽是 6 厘米。", "(1) 求它的周长；", "(2) 求它的面积。"]
+    boxes = [box(line, 300, 480 + 60 * i, 900) for i, line in enumerate(lines)]
+    assert arrange_page(boxes, SIZE).text == "已知一个长方形的长是 8 厘米，宽是 6 厘米。(1) 求它的周长；(2) 求它的面积。"
+
+
 def test_sub_questions_from_one_stay_with_their_problem_on_a_numbered_page():
     lines = ["5. 已知一个长方形的长是 8 厘米，宽是 6 厘米。", "(1) 求它的周长；", "(2) 求它的面积。", "(3) 求它的对角线长。"]
     boxes = [box(line, 300, 480 + 60 * i, 900) for i, line in enumerate(lines)]
