@@ -120,14 +120,16 @@ MARK_CHARS = set("√✓✔✗✘×VvXxOoCc○●◯◎□■☆★*·•.,，�
 
 # A tick or cross at the end of a line (after the problem's end, also read as X or V) is a
 # mark beside the problem, never part of it
-# (a root sign √ is always followed by what it takes the root of).
-_TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】\]］])\s*[XxVv×]\s*$")
+# (a root sign √ is always followed by what it takes the root of), and so is a score circled
+# by the teacher, read as a circled digit after a space or the problem's end (「…= 11 ⑧」).
+_TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】\]］])\s*[XxVv×]\s*$|(?:(?<=[?？。.!！)）】\]］])|\s)\s*[①-⑳]\s*$")
 # Before the problem: a tick or cross; right before a problem number, also a root sign, a star
 # drawn in the margin (☆ 10.), or a circle, cross or tick read as a letter (O9., X9), V【2】), or a score the teacher wrote
-# (「+2 第3题」, 「-1第11题」, "-2 Ex. 1", "3/5 12.", 「4⑥」, 「3/4③」, "8 7.", 「8第15题」, 「10【第2题】」) or a score note that lost its
-# brackets (「3分Exercise1」).
+# (「+2 第3题」, 「-1第11题」, "-2 Ex. 1", "3/5 12.", 「4⑥」, 「3/4③」, "8 7.", 「8第15题」, 「10【第2题】」, a circled score
+# read as 「⑧ 9．」 or "(8) 9．") or a score note that lost its brackets (「3分Exercise1」).
 _LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|(?:[√○◯OoCcXx×Vv☆★*]{1,2}|[+\-−]?\d{1,2}(?:\s*/\s*\d{1,2})?\s|[+\-−]\d{1,2}|\d{1,2}\s*分\s*)(?=\s*(?:\d{1,3}\s*(?:[.．、)）](?!\d)|[-–—](?=\s*[\u4e00-\u9fffA-Z]))|[（(【\[〔［]\s*\d|第|习题|问题"
                            r"|(?:Q|No\.?|Question|Problem|Exercise|Example|Item|Task|Ex\.?|\#)\s*\d|[①-⑳]))"
+                           r"|(?:[①-⑳]|[（(]\s*\d{1,2}\s*[)）])\s*(?=\d{1,3}\s*[.．、](?!\d)|第\s*\d|(?:Q|Question|Problem|No\.?)\s*\d)"
                            r"|\d{1,2}(?:\s*/\s*\d{1,2})?\s*(?=[①-⑳]|[【\[]?\s*第\s*[\d一二三四五六七八九十]{1,3}\s*小?题))\s*")
 
 _UNDERSCORES = re.compile(r"[_＿]{2,}|(?<=\s)[_＿](?=\s)|(?<=[\u4e00-\u9fff])[_＿](?=[\u4e00-\u9fff])")
@@ -589,6 +591,10 @@ def strip_ticks(line: str) -> str:
 
 
 # A score note after the question's end, with something after it on the line.
+# A score the teacher circled right after the problem's number (「9．⑧ 解方程…」), unless the
+# number is circled itself (⑯ read as 「⑩⑥」).
+_CIRCLED_AFTER_NUMBER = re.compile(r"^\s*[①-⑳](?=\s*[\u4e00-\u9fffA-Z《“「])")
+_CIRCLED_ONLY = re.compile(r"^\s*[\u2460-\u2473]")
 _SCORE_AFTER_END = re.compile(rf"(?<=[?？。!！])\s*{_SCORE_NOTE}", re.IGNORECASE)
 # Marks as a bare number in square brackets right after the problem's number ("2. [4] …").
 _MARKS_AFTER_NUMBER = re.compile(r"^\s*(?:[\[［]\s*\d{1,2}\s*[\]］](?=\s|[\u4e00-\u9fffA-Za-z])"
@@ -609,6 +615,8 @@ def strip_number(text: str) -> str:
         rest = rest[score.end():]
     if prefix and (marks := _MARKS_AFTER_NUMBER.match(rest)):
         rest = rest[marks.end():]
+    if prefix and not _CIRCLED_ONLY.match(prefix) and (circled := _CIRCLED_AFTER_NUMBER.match(rest)):
+        rest = rest[circled.end():]
     after_end = _SCORE_AFTER_END.search(rest)
     if after_end and not reads_as_question(rest[after_end.end():]):
         rest = rest[:after_end.start()]  # what follows is written or drawn after the problem

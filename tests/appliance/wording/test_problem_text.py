@@ -212,7 +212,10 @@ def test_problem_text_does_not_read_as_working(line):
                                         ("-2 Ex. 1 What is the sum of the interior angles of a hexagon?", "Ex. 1 What"),
                                         ("4⑥一个定值电阻两端的电压是6V", "⑥一个定值电阻"),
                                         ("8第15题（本题4分）一个质量为5kg的物体受", "第15题（本题4分）"),
-                                        ("4/5第3题 求 x", "第3题 求 x"), ("10【第2题】解方程：2x+3=13", "【第2题】解方程"),
+                                        ("4/5第3题 求 x", "第3题 求 x"), ("⑧ 9．解方程：2x + 3 = 11", "9．解方程"),
+                                        ("(8) 9．解方程：2x + 3 = 11", "9．解方程"), ("⑤Question 4. Solve", "Question 4. Solve"),
+                                        ("(1) 2x + 3 = 5", "(1) 2x + 3 = 5"), ("① 3.5 + 2 = ?", "① 3.5 + 2 = ?"),
+                                        ("(1) ①写出名词", "(1) ①写出名词"), ("10【第2题】解方程：2x+3=13", "【第2题】解方程"),
                                         ("-2 的绝对值是多少？", "-2 的绝对值"), ("+3 = 5 中的未知数是多少？", "+3 = 5")])
 def test_a_score_the_teacher_wrote_before_the_number_is_a_mark(line, rest):
     assert strip_ticks(line).startswith(rest)
@@ -338,6 +341,17 @@ def test_a_teachers_score_after_the_problem_is_no_part_of_it():
     assert without_working("计算：3/4+1/6 4'") == "计算：3/4+1/6"
     for kept in ("已知 ∠A = 30°15'，求它的余角。", "已知 f(x) = x²，求 f'(x)", "It is 5' tall. How long is its shadow?"):
         assert without_working(kept) == kept
+
+
+@pytest.mark.parametrize("line, meant", [
+    ("9．⑧ 解方程：2x + 3 = 11", "解方程：2x + 3 = 11"), ("9．解方程：2x + 3 = 11 ⑧", "解方程：2x + 3 = 11"),
+    ("9. What is 3 + 4? ⑤", "What is 3 + 4?"), ("22. ⑥Find the LCM of 24 and 36.", "Find the LCM of 24 and 36."),
+    ("9．把0.75化成最简分数。⑩", "把0.75化成最简分数。"),
+    ("解方程：x²-9=0的根是①", "解方程：x²-9=0的根是①"), ("③ 写出名词 tooth 的复数形式。", "写出名词 tooth 的复数形式。"),
+])
+def test_a_score_the_teacher_circled_beside_the_problem_is_left_out(line, meant):
+    # read as a circled digit: after the number, or at the line's end
+    assert strip_number(strip_ticks(line)) == meant
 
 
 def test_marks_in_square_brackets_after_the_number_are_left_out_with_it():
