@@ -99,10 +99,11 @@ _BRACKETED_LABEL = re.compile(r"^[【〔\[［]\s*[\u4e00-\u9fff]{2,8}\s*[】〕\
 # the problem's last sentence or score note. What follows is the student's writing.
 _ANSWER = re.compile(r"^\s*(?:解|答|(?i:answer|solution|ans\.?))\s*[:：]")
 _ANSWER_AFTER = re.compile(r"(?<=[?？。.!！)）】\]])\s*(?:解|答|(?i:answer|solution))\s*[:：].*$")
-# Words that only headers hold (a sheet's title block, a name/class/date line).
+# Words that only headers hold (a sheet's title block, a name/class/date line), also where the
+# recogniser lost the space before the number ("Homework3", "Lesson5").
 _HEADER_WORDS = re.compile(
-    r"(?i:\bhomework\b|\bworksheet\b|\bname\s*[:：_]|\bclass\s*[:：_]|\bdate\s*[:：_]|\bscore\s*[:：_]|"
-    r"\bunit\s+\d+\b|\bchapter\s+\d+\b|\blesson\s+\d+\b|\bquiz\b|\bexam\b|\btest\s+\d+\b|\bpage\s+\d+\b|"
+    r"(?i:\bhomework(?:\b|(?=\d))|\bworksheet(?:\b|(?=\d))|\bname\s*[:：_]|\bclass\s*[:：_]|\bdate\s*[:：_]|\bscore\s*[:：_]|"
+    r"\bunit\s*\d+\b|\bchapter\s*\d+\b|\blesson\s*\d+\b|\bquiz(?:\b|(?=\d))|\bexam\b|\btest\s*\d+\b|\bpage\s+\d+\b|"
     r"\bassignment\b|\bhw\s*\d|\bexamination\b|\bmid-?term\b|\bunit\s+test\b|\b(?:directions|instructions)\s*[:：]|"
     r"\btime\s*[:：]\s*\d+\s*min|\btotal\s*[:：]?\s*\d+\s*(?:marks|points)\b|\btime\s+allowed\b|\b(?:maximum|max\.?|full)\s+marks\b)"
     r"|姓名|班级|学号|得分|日期|作业|练习卷|测试卷|试卷|单元(?:测试|练习|检测)|课时练|第\s*\d+\s*页"
