@@ -30,7 +30,7 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (NUMBER, PART, SCORE, TOP_LEVEL, bracketed_number, brackets_number_problems, ends_formula,
+from appliance.wording.problem_text import (NUMBER, PART, SCORE, TOP_LEVEL, bracketed_number, brackets_number_problems, ends_formula, ends_mid_sentence,
                                             ends_question, ends_sentence, ends_with_score, is_caption, is_header, is_lead_in,
                                             is_answer_bracket, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_section_label, is_signed_score, is_stray,
@@ -747,9 +747,12 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
                                     or not kinds[-1][0] and gives_after_colon(blocks[-1][-1].text, row.text))
         numbered = not sub and not wrapped and (starts_problem(row.text, sub_questions_start)
                                                 or led_in and PART.match(row.text) is not None)
-        header = not wrapped and (starts_answer(row.text) or is_header(row.text)
-                                  or bool(blocks and is_label_after(blocks[-1][-1].text, row.text))
-                                  or not blocks and heads_problem(row, rows[i + 1:i + 2]))
+        # Nor is a line that goes on with an English sentence broken after "into" or "the" a
+        # header ("Translate into" ⏎ "Chinese: Practice", words of a sheet's title).
+        broken = bool(blocks) and not kinds[-1][0] and ends_mid_sentence(blocks[-1][-1].text)
+        header = not wrapped and not broken and (starts_answer(row.text) or is_header(row.text)
+                                                 or bool(blocks and is_label_after(blocks[-1][-1].text, row.text))
+                                                 or not blocks and heads_problem(row, rows[i + 1:i + 2]))
         if blocks and not kinds[-1][0] and is_score_only(row.text):
             blocks[-1].append(row)  # the problem's score note, wrapped onto a line of its own
         elif blocks and not header and not numbered and _bare_number(blocks[-1], sub_questions_start):

@@ -125,10 +125,10 @@ MARK_CHARS = set("√✓✔✗✘×VvXxOoCc○●◯◎□■☆★*·•.,，�
 # by the teacher, read as a circled digit after a space or the problem's end (「…= 11 ⑧」).
 _TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】\]］])\s*[XxVv×]\s*$|(?:(?<=[?？。.!！)）】\]］])|\s)\s*[①-⑳]\s*$")
 # Before the problem: a tick or cross; right before a problem number, also a root sign, a star
-# drawn in the margin (☆ 10.), or a circle, cross or tick read as a letter (O9., X9), V【2】), or a score the teacher wrote
+# drawn in the margin (☆ 10.), or a circle, cross or tick read as a letter or sign (O9., X9), V【2】, @8.), or a score the teacher wrote
 # (「+2 第3题」, 「-1第11题」, "-2 Ex. 1", "3/5 12.", 「4⑥」, 「3/4③」, "8 7.", 「8第15题」, 「10【第2题】」, a circled score
 # read as 「⑧ 9．」 or "(8) 9．") or a score note that lost its brackets (「3分Exercise1」).
-_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|(?:[√○◯OoCcXx×Vv☆★*]{1,2}|[+\-−]?\d{1,2}(?:\s*/\s*\d{1,2})?\s|[+\-−]\d{1,2}|\d{1,2}\s*分\s*)(?=\s*(?:\d{1,3}\s*(?:[.．、)）](?!\d)|[-–—](?=\s*[\u4e00-\u9fffA-Z]))|[（(【\[〔［]\s*\d|第|习题|问题"
+_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|(?:[√○◯OoCcXx×Vv☆★*@©]{1,2}|[+\-−]?\d{1,2}(?:\s*/\s*\d{1,2})?\s|[+\-−]\d{1,2}|\d{1,2}\s*分\s*)(?=\s*(?:\d{1,3}\s*(?:[.．、)）](?!\d)|[-–—](?=\s*[\u4e00-\u9fffA-Z])|\s*[（(【\[]\s*\d{1,3}\s*(?:分|points?|marks?))|[（(【\[〔［]\s*\d|第|习题|问题"
                            r"|(?:Q|No\.?|Question|Problem|Exercise|Example|Item|Task|Ex\.?|\#)\s*\d|[①-⑳]))"
                            r"|(?:[①-⑳]|[（(]\s*\d{1,2}\s*[)）])\s*(?=\d{1,3}\s*[.．、](?!\d)|第\s*\d|(?:Q|Question|Problem|No\.?)\s*\d)"
                            r"|\d{1,2}(?:\s*/\s*\d{1,2})?\s*(?=[①-⑳]|[【\[]?\s*第\s*[\d一二三四五六七八九十]{1,3}\s*小?题))\s*")
@@ -170,8 +170,9 @@ def brackets_number_problems(top_level: int, bracketed: list[int]) -> bool:
 
 
 # A score note with the problem after it: the number before it was lost (a circled number
-# the detector read apart as a mark), not a note wrapped onto a line of its own.
-_NOTE_FIRST = re.compile(rf"^\s*{_SCORE_NOTE}\s*(?=[\u4e00-\u9fffA-Za-z])", re.IGNORECASE)
+# the detector read apart as a mark, "(8" under a finger with its ")" left), not a note
+# wrapped onto a line of its own.
+_NOTE_FIRST = re.compile(rf"^\s*(?:[)）\]】]\s*)?{_SCORE_NOTE}\s*(?=[\u4e00-\u9fffA-Za-z])", re.IGNORECASE)
 
 
 def is_number_alone(line: str) -> bool:
@@ -442,6 +443,16 @@ _SENTENCE_END = "？?。.！!）)"
 def ends_sentence(line: str) -> bool:
     """The line ends a sentence: a full stop, question mark or closing bracket at its end."""
     return line.rstrip()[-1:] in tuple(_SENTENCE_END)
+
+
+# An English line broken after a word that never ends a sentence or a title: the next line
+# goes on with it ("Translate into" ⏎ "Chinese: Practice makes perfect.").
+_OPEN_WORD_AT_END = re.compile(r"\b(?i:into|the|an?|of|to|with|and|or|for|in|on|at|by|from|than|that|which|its|their|is|are|was|were)\s*$")
+
+
+def ends_mid_sentence(line: str) -> bool:
+    """The line breaks an English sentence after a word that cannot end it ("…translate into")."""
+    return _OPEN_WORD_AT_END.search(line) is not None
 
 
 # An instruction and its formula, with nothing after the formula's last term: 「计算：3/4 + 1/6」

@@ -780,6 +780,14 @@ def test_a_label_alone_over_its_stem_and_parts_keeps_them_together():
     assert arrange_page(boxes, SIZE).text == "已知一个长方形的长是 8 厘米，宽是 6 厘米。(1) 求它的周长；(2) 求它的面积。"
 
 
+def test_a_line_that_goes_on_with_an_english_sentence_is_no_header():
+    # "Practice" is a word of sheet titles, but the line above broke the sentence after "into"
+    lines = ["(7) 我国面积最大的高原是哪一个？", "(8) (5 points) Translate into", "Chinese: Practice", "makes perfect.",
+             "(9) 第二次世界大战结束于哪一年？"]
+    boxes = [box(line, 300, 440 + 70 * i, 700) for i, line in enumerate(lines)]
+    assert arrange_page(boxes, SIZE).text == "Translate into Chinese: Practice makes perfect."
+
+
 def test_sub_questions_from_one_stay_with_their_problem_on_a_numbered_page():
     lines = ["5. 已知一个长方形的长是 8 厘米，宽是 6 厘米。", "(1) 求它的周长；", "(2) 求它的面积。", "(3) 求它的对角线长。"]
     boxes = [box(line, 300, 480 + 60 * i, 900) for i, line in enumerate(lines)]

@@ -217,7 +217,9 @@ def test_problem_text_does_not_read_as_working(line):
                                         ("4/5第3题 求 x", "第3题 求 x"), ("⑧ 9．解方程：2x + 3 = 11", "9．解方程"),
                                         ("(8) 9．解方程：2x + 3 = 11", "9．解方程"), ("⑤Question 4. Solve", "Question 4. Solve"),
                                         ("(1) 2x + 3 = 5", "(1) 2x + 3 = 5"), ("① 3.5 + 2 = ?", "① 3.5 + 2 = ?"),
-                                        ("(1) ①写出名词", "(1) ①写出名词"), ("10【第2题】解方程：2x+3=13", "【第2题】解方程"),
+                                        ("(1) ①写出名词", "(1) ①写出名词"),
+                                        ("@8.Choose the correct word", "8.Choose"), ("√7（4分） 一个标有“220 V 100 W”的灯泡", "7（4分）"),
+                                        ("√2 的值是多少？", "√2 的值是多少？"), ("10【第2题】解方程：2x+3=13", "【第2题】解方程"),
                                         ("-2 的绝对值是多少？", "-2 的绝对值"), ("+3 = 5 中的未知数是多少？", "+3 = 5")])
 def test_a_score_the_teacher_wrote_before_the_number_is_a_mark(line, rest):
     assert strip_ticks(line).startswith(rest)
@@ -315,6 +317,7 @@ def test_a_zero_outside_a_list_of_element_masses_stays(text):
     ("Aufgabe 2: (4 points) Solve 2x = 8.", "Solve 2x = 8."),
     ("n 7 of 13 (9 points) 一个质量为 2 kg 的物体", "一个质量为 2 kg 的物体"),  # "Questio" under a finger
     ("7 of 13 (9 points) Find x.", "Find x."),
+    (") (5 points) Translate into", "Translate into"),  # "(8" under a finger, its ")" left
 ])
 def test_a_word_and_a_number_before_the_score_note_start_a_problem(line, rest):
     assert starts_problem(line, sub_questions_start_problems=False)
