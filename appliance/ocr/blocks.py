@@ -493,7 +493,11 @@ def _labels(box: TextBox) -> bool:
 def other_column_at_side(box: TextBox, boxes: list[TextBox], size: tuple[int, int], unit: float,
                          params: BlockParams) -> bool:
     """A box cut by the frame's left or right side, standing apart from the text on its
-    row: the neighbouring column's remnant (the whole of a row at the side is kept)."""
+    row: the neighbouring column's remnant (the whole of a row at the side is kept). A box
+    across the frame's middle is of the column framed, though it touches the side (a page
+    whose columns are both cut, the other's remnant at the far side)."""
+    if box.left <= size[0] / 2 <= box.right:
+        return False
     right = box.right
     side = _side_column(box, boxes, size, unit, params)
     if side is None:

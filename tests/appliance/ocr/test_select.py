@@ -788,6 +788,19 @@ def test_a_line_that_goes_on_with_an_english_sentence_is_no_header():
     assert arrange_page(boxes, SIZE).text == "Translate into Chinese: Practice makes perfect."
 
 
+def test_a_column_cut_by_the_frames_side_is_kept_where_it_runs_across_the_middle():
+    # both columns cut: the framed one by the left side (its numbers at the edge), the other
+    # one's remnants by the right side; the framed column's lines run past the middle
+    left = [("2. 声音在 15℃ 的空气中的传播速度约是多少？", 0, 380, 1000), ("3. (2 marks) A ball is dropped from rest.", 0, 520, 1050),
+            ("Ignoring air resistance and taking g = 10 m/s²,", 120, 580, 900), ("what is its speed after 2 s?", 120, 640, 600),
+            ("4. 西汉建立于哪一年？建立者是谁？", 0, 760, 950)]
+    right = [("17. 成语“守株", 1200, 440, 400), ("see the", 1180, 530, 420), ("19. Which org", 1190, 650, 410),
+             ("20. 我国最长", 1200, 770, 400)]
+    boxes = [box(text, x, y, w) for text, x, y, w in left + right]
+    assert arrange_page(boxes, SIZE).text == \
+        "A ball is dropped from rest. Ignoring air resistance and taking g = 10 m/s², what is its speed after 2 s?"
+
+
 def test_sub_questions_from_one_stay_with_their_problem_on_a_numbered_page():
     lines = ["5. 已知一个长方形的长是 8 厘米，宽是 6 厘米。", "(1) 求它的周长；", "(2) 求它的面积。", "(3) 求它的对角线长。"]
     boxes = [box(line, 300, 480 + 60 * i, 900) for i, line in enumerate(lines)]
