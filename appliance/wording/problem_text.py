@@ -586,12 +586,15 @@ def is_lone_letter(text: str) -> bool:
 
 # A word or two a student or teacher wrote right before a problem's label, taken into its
 # box: 「不会Example 2」, 「易错 Exercise 4.1」, 「不会Q4」, 「本会 8 -(1points)」, "ask! Question 3",
-# "checkNo.1", "abk! 1:", "ask!(5)", "hmm (2) — 2 marks", and a Chinese note before the bracketed number of an English
-# problem: 「易错(2) Fill in …」.
+# "checkNo.1", "abk! 1:", "ask!(5)", "hmm (2) — 2 marks", a Chinese note before the bracketed number of an English
+# problem: 「易错(2) Fill in …」, or before a dotted number (「再想想14.计算…」; not a word that a
+# quantity follows: 「周长为12.」).
 _LEADING_NOTE = re.compile(r"^\s*(?:(?:[\u4e00-\u9fff]{1,4}\s*|[a-z]{2,6}|[A-Za-z]{2,5}[!?]+\s*|\+\s*)"
                            r"(?=(?:Example|Exercise|Question|Problem|Item|Task|Q|No\.?|\#)\s*\#?\s*\d"
                            r"|\d{1,3}\s*[-–—]\s*[（(]\s*\d{1,3}\s*(?:分|points?|marks?))"
                            r"|[\u4e00-\u9fff]{1,4}\s*(?=[（(]\s*\d{1,2}\s*[)）]\s*[A-Z][a-z]*\s+[a-z]+\b)"
+                           r"|[\u4e00-\u9fff]{0,3}[^\W\d_为是约共第占了到等于每有和与比乘除加减以从至过后前长宽高重\u0000-\u2fff]\s*"
+                           r"(?=\d{1,3}\s*[.．、](?!\d)\s*[\u4e00-\u9fff《“「A-Z])"
                            r"|[A-Za-z]{2,5}[!?]+\s*(?=\d{1,3}\s*[:：](?!\s*\d)|[（(]\s*\d{1,2}\s*[)）])"
                            r"|[a-z]{2,6}\s+(?=[（(]\s*\d{1,2}\s*[)）]\s*[-–—]\s*\d{1,3}\s*(?:marks?|points?|分)))")
 

@@ -651,13 +651,15 @@ def test_lettered_parts_under_a_numbered_problem():
                                             ("3分习题1(4分) 鸦片战争", "习题1(4分) 鸦片战争"), ("√10- 写出实验室用过氧化氢溶液制取氧气", "10- 写出实验室用过氧化氢溶液制取氧气"),
                                             ("易错(2) Fill in the blank", "(2) Fill in the blank"),
                                             ("ask!(5)成语“揠苗助长”比喻什么?", "(5)成语“揠苗助长”比喻什么?"),
-                                            ("hmm (2) — 2 marks", "(2) — 2 marks")])
+                                            ("hmm (2) — 2 marks", "(2) — 2 marks"),
+                                            ("再想想14.计算 H₂O 的相对分子质量。", "14.计算 H₂O 的相对分子质量。"),
+                                            ("很好 3、两个阻值都是 10 Ω 的电阻串联", "3、两个阻值都是 10 Ω 的电阻串联")])
 def test_a_note_written_right_before_a_label_is_left_out(line, kept):
     assert strip_ticks(line) == kept
 
 
 @pytest.mark.parametrize("line", ["See Example 3 for the method.", "如例2所示，求 x 的值。", "求 Example 的复数形式。",
-                                  "see Q4 for the method", "in Example 2, find x.", "√2-1 的值是多少？", "函数(2) 的值", "so (2) is true",
+                                  "see Q4 for the method", "in Example 2, find x.", "√2-1 的值是多少？", "函数(2) 的值", "so (2) is true", "周长为12.计算它的面积", "它的长是14.5厘米",
                                   "求(1) 中的 x", "分别是(3) Tom 的答案"])
 def test_words_before_a_label_that_are_the_problems_stay(line):
     assert strip_ticks(line) == line
