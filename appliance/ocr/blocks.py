@@ -20,7 +20,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 import statistics
@@ -30,9 +29,9 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (NUMBER, PART, SCORE, TOP_LEVEL, bracketed_number, brackets_number_problems, ends_formula, ends_mid_sentence,
+from appliance.wording.problem_text import (NUMBER, PART, SCORE, TOP_LEVEL, bracketed_number, is_annotation, is_heading, brackets_number_problems, ends_formula, ends_mid_sentence,
                                             ends_question, ends_sentence, ends_with_score, is_caption, is_header, is_lead_in,
-                                            is_answer_bracket, is_label, is_label_after, is_mark, is_number_alone, is_options,
+                                            is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_section_label, is_signed_score, is_stray,
                                             reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
                                             next_own_style_part, starts_problem, table_before_parts, top_level_count, starts_sub_questions, stem_asks, strip_number, strip_ticks,
@@ -581,8 +580,8 @@ def page_gutters(boxes: list[TextBox], unit: float, params: BlockParams) -> Gutt
     rows = group_rows([without_ticks(b) for b in boxes])
     found = _page_gutters(rows, unit, params)
     # headings below the rows at the top (those are left out anyway)
-    if any(_heading(b.text) for row in rows[params.spanning_rows:] for b in row):
-        without = _page_gutters([[b for b in row if not _heading(b.text)] for row in rows], unit, params)
+    if any(is_heading(b.text) for row in rows[params.spanning_rows:] for b in row):
+        without = _page_gutters([[b for b in row if not is_heading(b.text)] for row in rows], unit, params)
         found = without if len(without) > len(found) else found
     return found
 
@@ -611,18 +610,12 @@ def _gutters(rows: list[list[TextBox]], unit: float, params: BlockParams) -> Gut
     return tuple((max(b.right for b in a), min(b.left for b in c)) for a, c in zip(columns or [], (columns or [])[1:]))
 
 
-def _heading(text: str) -> bool:
-    """A heading, title or name line: it belongs to no column, and may run across a gutter
-    anywhere on the page (「四、选择题（本大题共5小题）」 over two columns of a table)."""
-    return is_header(text) and not is_number_alone(text) and not _is_annotation(text)
-
-
 def without_ticks(box: TextBox) -> TextBox:
     """A score note or mark without a tick or cross the detector ran its box on over
     (「(6分)X」), with that share of its width: a mark beside a score note may reach into
     the gutter. A line of words keeps its box."""
     text = strip_ticks(box.text)
-    if text == box.text or not text or not _is_annotation(text):
+    if text == box.text or not text or not is_annotation(text):
         return box
     left, right = box.left, box.right
     cut = (right - left) * (1 - len(text) / len(box.text))
@@ -699,22 +692,12 @@ def _word_rows(column: list[TextBox]) -> int:
     """Rows with words: score notes set at the right, answer brackets and marks are no
     column, nor is a box of one glyph not yet read (a page planned from its boxes alone:
     a star or a tick in the margin)."""
-    return len(group_rows([b for b in column if not _is_annotation(b.text) and not _one_glyph_unread(b)]))
+    return len(group_rows([b for b in column if not is_annotation(b.text) and not _one_glyph_unread(b)]))
 
 
 def _one_glyph_unread(box: TextBox) -> bool:
     """A box whose text is not known, no wider than one glyph of its height."""
     return not box.text.strip() and box.right - box.left <= box.height
-
-
-@functools.lru_cache(maxsize=4096)
-def _is_annotation(text: str) -> bool:
-    """A score note, an empty answer bracket, a mark or a short score alone (「(6分)」, 「（ ）」,
-    "√", "10"); not a box whose text is not known (a page planned from its boxes alone)."""
-    if not text.strip():
-        return False
-    text = strip_ticks(text).strip()
-    return not text or is_stray(text) or is_score_only(text) or is_answer_bracket(text)
 
 
 def split_spans(boxes: list[TextBox], span, gap: float) -> list[list[TextBox]]:

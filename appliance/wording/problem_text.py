@@ -8,6 +8,7 @@ number and score note from the chosen problem and writes blanks as ``____``.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Iterable
@@ -715,3 +716,18 @@ def without_answer_bracket(text: str) -> str:
             text = text[:closing.start()]
     return text
 
+
+def is_heading(text: str) -> bool:
+    """A heading, title or name line: it belongs to no column, and may run across a gutter
+    anywhere on the page (「四、选择题（本大题共5小题）」 over two columns of a table)."""
+    return is_header(text) and not is_number_alone(text) and not is_annotation(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def is_annotation(text: str) -> bool:
+    """A score note, an empty answer bracket, a mark or a short score alone (「(6分)」, 「（ ）」,
+    "√", "10"); not a box whose text is not known (a page planned from its boxes alone)."""
+    if not text.strip():
+        return False
+    text = strip_ticks(text).strip()
+    return not text or is_stray(text) or is_score_only(text) or is_answer_bracket(text)
