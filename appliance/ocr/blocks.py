@@ -29,7 +29,7 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (NUMBER, PART, SCORE, TOP_LEVEL, bracketed_number, is_annotation, is_heading, brackets_number_problems, ends_formula, ends_mid_sentence,
+from appliance.wording.problem_text import (NUMBER, PART, SCORE, TOP_LEVEL, bracketed_number, is_annotation, is_heading, label_near, brackets_number_problems, ends_formula, ends_mid_sentence,
                                             ends_question, ends_sentence, ends_with_score, is_caption, is_header, is_lead_in,
                                             is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_section_label, is_signed_score, is_stray,
@@ -142,6 +142,7 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     kept = text_boxes or boxes
     if gutters is None:
         gutters = page_gutters(print_boxes or boxes, unit, params)
+    kept = [part for box in kept for part in parted_at_gutter(box, gutters)]
     regions = xy_cut(kept, unit, params, gutters)
     lines = [merge_row(row)[0].text for r in regions for row in group_rows(r)]
     bracketed = [n for n in map(bracketed_number, lines) if n is not None]
@@ -637,6 +638,21 @@ def _flush(left: list[TextBox], right: list[TextBox], reach: float) -> bool:
     start, end = max(b.right for b in left), min(b.left for b in right)
     return all(start - max(b.right for b in row) < reach for row in group_rows(left)) \
         and all(min(b.left for b in row) - end < reach for row in group_rows(right))
+
+
+def parted_at_gutter(box: TextBox, gutters: Gutters) -> list[TextBox]:
+    """A box the detector ran across a gutter over two columns' lines, parted at the gutter
+    where a problem's label starts there (:func:`label_near`); else the box."""
+    for start, end in gutters:
+        middle = (start + end) / 2
+        cut = label_near(box.text, (middle - box.left) / (box.right - box.left)) if box.left < start and box.right > end else None
+        if cut:
+            left, right = box.quad.copy(), box.quad.copy()
+            left[:, 0], right[:, 0] = np.minimum(left[:, 0], start), np.maximum(right[:, 0], end)
+            sides = (None, None) if box.sides is None else (box.sides - {"right"}, box.sides - {"left"})
+            return [replace(box, text=box.text[:cut].rstrip(), quad=left, sides=sides[0]),
+                    replace(box, text=box.text[cut:], quad=right, sides=sides[1])]
+    return [box]
 
 
 def split_at_gutters(boxes: list[TextBox], gutters: tuple[tuple[float, float], ...]

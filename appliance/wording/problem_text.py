@@ -731,3 +731,19 @@ def is_annotation(text: str) -> bool:
         return False
     text = strip_ticks(text).strip()
     return not text or is_stray(text) or is_score_only(text) or is_answer_bracket(text)
+
+
+# A problem's label inside a line, not a bare number: where the detector ran one box over two
+# columns' lines across their gutter (「…长是8第2题两个阻值…」, 「…爆发于Question 8. 计算…」).
+_LABEL_INSIDE = re.compile(rf"(?:{_DOTTED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN})(?=\s*[\u4e00-\u9fff《“「A-Za-z(（])")
+
+
+def label_near(text: str, share: float, reach: float = 1.5) -> int | None:
+    """Where a problem's label starts in ``text`` within ``reach`` ems of the share ``share``
+    of its printed width (a Chinese character one em, others about half), else None; not
+    at a word's or number's middle."""
+    starts = list(itertools.accumulate((1.0 if ord(c) >= 0x2E80 else 0.55 for c in text), initial=0.0))
+    at = share * starts[-1]
+    found = {i for i in range(2, len(text)) if abs(starts[i] - at) <= reach
+             and not (text[i - 1].isascii() and text[i - 1].isalnum() and text[i].isascii()) and _LABEL_INSIDE.match(text, i)}
+    return min((abs(starts[i] - at), i) for i in found if i - 1 not in found)[1] if found else None  # 「第2题」, not 「2题」 in it

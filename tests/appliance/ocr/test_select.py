@@ -801,6 +801,17 @@ def test_a_column_cut_by_the_frames_side_is_kept_where_it_runs_across_the_middle
         "A ball is dropped from rest. Ignoring air resistance and taking g = 10 m/s², what is its speed after 2 s?"
 
 
+def test_a_box_run_across_the_gutter_over_two_columns_lines_is_parted_at_the_label():
+    # the detector took the left column's line and the framed problem's first line as one box
+    left = ["1题 世界最高峰是哪座山峰？", "它的海拔是多少？", None, "长，宽是5 厘米，它的面积是", "多少平方厘米?", "4题 用20N的拉力拉物体"]
+    right = ["第1题 钠元素的原子序数是多少？", "钠原子核外有几个电子？", None, "电阻串联，总电阻是多少？", "第3题 已知函数 f(x) = 2x² - 3x + 1，",
+             "求 f(-1) 的值。"]
+    boxes = [box(text, 100, 420 + 70 * i, 620) for i, text in enumerate(left) if text]
+    boxes += [box(text, 800, 420 + 70 * i, 700) for i, text in enumerate(right) if text]
+    boxes.append(box("3题一个长方形的长是8第2题两个阻值都是10Ω的", 100, 560, 1400))
+    assert arrange_page(boxes, SIZE).text == "两个阻值都是10Ω的电阻串联，总电阻是多少？"
+
+
 def test_sub_questions_from_one_stay_with_their_problem_on_a_numbered_page():
     lines = ["5. 已知一个长方形的长是 8 厘米，宽是 6 厘米。", "(1) 求它的周长；", "(2) 求它的面积。", "(3) 求它的对角线长。"]
     boxes = [box(line, 300, 480 + 60 * i, 900) for i, line in enumerate(lines)]

@@ -3,7 +3,7 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
+from appliance.wording.problem_text import (label_near, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
                                             is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_how_to_answer, without_working)
 
@@ -673,3 +673,20 @@ def test_a_sub_exercise_label_alone_is_a_number_alone():
     from appliance.wording.problem_text import is_number_alone
 
     assert is_number_alone("Exercise 4.1") and strip_number("Exercise 4.1") == ""
+
+
+@pytest.mark.parametrize("text, share, at", [
+    ("3题一个长方形的长是8第2题两个阻值都是10Ω的", 0.5, 11),  # 第2题 after a figure of the left line
+    ("鸦片战争爆发于Question 8. 计算 H₂O 的相对", 0.35, 7),
+    ("通过它的电流 12.一个直角三角形的两条直角边", 0.3, 7),
+])
+def test_a_label_inside_a_line_is_found_near_where_it_is_looked_for(text, share, at):
+    assert label_near(text, share) == at
+
+
+@pytest.mark.parametrize("text, share", [
+    ("3题一个长方形的长是8第2题两个阻值都是10Ω的", 0.9),  # too far from it
+    ("共有 12.5 个苹果，分给 3 个人", 0.4), ("长是 10 厘米，宽是 3、4 或 5 厘米", 0.6), ("solve Question5 first", 0.5),
+])
+def test_no_label_is_found_inside_a_line_where_none_starts_there(text, share):
+    assert label_near(text, share) is None
