@@ -94,6 +94,10 @@ _SECTION_TITLE = re.compile(
     rf"^\s*(?:(?:[IVX]{{1,4}}\s*[.．、]|(?i:part|section)\s+[A-Z\d]{{1,3}}\s*[:：.．]?)\s*"
     rf"(?:[A-Z][A-Za-z-]*|[a-z]{{1,3}})(?:\s+(?:[A-Z][A-Za-z-]*|[a-z]{{1,3}})){{0,4}}"
     rf"|第\s*[{CN_DIGITS}\d]{{1,3}}\s*部分\s*[\u4e00-\u9fff]{{0,8}})\s*(?:{_SCORE_NOTE})?\s*$")
+# A section heading whose numeral was lost under a finger or faint print, or that has none:
+# 「、填空题」 「解答题（写出必要的过程）」 「选择题」.
+_SECTION_KIND = re.compile(r"^\s*[、.．]?\s*(?:单项|多项|不定项)?(?:选择|填空|解答|计算|简答|判断|应用|作图|实验|综合|阅读|证明|探究)题"
+                           r"\s*(?:[（(][^）)?？]{0,20}[）)])?\s*$")
 # A workbook's section label set in brackets, alone on its line: 【能力提升】 〔拓展延伸〕 [基础训练]
 _BRACKETED_LABEL = re.compile(r"^[【〔\[［]\s*[\u4e00-\u9fff]{2,8}\s*[】〕\]］]$")
 # Where the answer space begins: 「解：」 「答：」 "Answer:" at the start of a line, or right after
@@ -171,9 +175,9 @@ def brackets_number_problems(top_level: int, bracketed: list[int]) -> bool:
 
 
 # A score note with the problem after it: the number before it was lost (a circled number
-# the detector read apart as a mark, "(8" under a finger with its ")" left), not a note
+# the detector read apart as a mark, "(8" under a finger with its ")" left, "4)" read "t)"), not a note
 # wrapped onto a line of its own.
-_NOTE_FIRST = re.compile(rf"^\s*(?:[)）\]】]\s*)?{_SCORE_NOTE}\s*(?=[\u4e00-\u9fffA-Za-z])", re.IGNORECASE)
+_NOTE_FIRST = re.compile(rf"^\s*(?:[A-Za-z]?[)）\]】]\s*)?{_SCORE_NOTE}\s*(?=[\u4e00-\u9fffA-Za-z])", re.IGNORECASE)
 
 
 def is_number_alone(line: str) -> bool:
@@ -191,7 +195,7 @@ def is_header(line: str) -> bool:
     if is_number_alone(text) or is_lead_in(text):
         return True
     if ((_SECTION.match(text) and (len(text) <= 24 or len(text) <= 60 and not reads_as_question(text)))
-            or _SECTION_LABEL.match(text) or _BRACKETED_LABEL.match(text)
+            or _SECTION_LABEL.match(text) or _BRACKETED_LABEL.match(text) or _SECTION_KIND.match(text)
             or _SECTION_TITLE.match(text)):
         return True
     if _FORM_LINE.match(text):
@@ -595,7 +599,7 @@ _LEADING_NOTE = re.compile(r"^\s*(?:(?:[\u4e00-\u9fff]{1,4}\s*|[a-z]{2,6}|[A-Za-
                            r"|\d{1,3}\s*[-–—]\s*[（(]\s*\d{1,3}\s*(?:分|points?|marks?))"
                            r"|[\u4e00-\u9fff]{1,4}\s*(?=[（(]\s*\d{1,2}\s*[)）]\s*[A-Z][a-z]*\s+[a-z]+\b)"
                            r"|[\u4e00-\u9fff]{0,3}[^\W\d_为是约共第占了到等于每有和与比乘除加减以从至过后前长宽高重\u0000-\u2fff]\s*"
-                           r"(?=\d{1,3}\s*[.．、](?!\d)\s*[\u4e00-\u9fff《“「A-Z])"
+                           r"(?=\d{1,3}\s*[.．、)）](?!\d)\s*[\u4e00-\u9fff《“「A-Z])"
                            r"|[A-Za-z]{2,5}[!?]+\s*(?=\d{1,3}\s*[:：](?!\s*\d)|[（(]\s*\d{1,2}\s*[)）])"
                            r"|[a-z]{2,6}\s+(?=[（(]\s*\d{1,2}\s*[)）]\s*[-–—]\s*\d{1,3}\s*(?:marks?|points?|分)))")
 
@@ -618,8 +622,9 @@ _MARKS_AFTER_NUMBER = re.compile(r"^\s*(?:[\[［]\s*\d{1,2}\s*[\]］](?=\s|[\u4e
 
 
 # A closing bracket before the problem's words: what is left of a number's bracket, or of
-# the line above (a problem never starts by closing a bracket).
-_LEADING_CLOSER = re.compile(r"^\s*[\]】」）)〕］]+\s*(?=\S)")
+# the line above (a problem never starts by closing a bracket), or of a number under a
+# finger before its score note ("t) (5 points)" for "4) (5 points)").
+_LEADING_CLOSER = re.compile(rf"^\s*(?:[\]】」）)〕］]+\s*(?=\S)|[A-Za-z][)）]\s*(?=(?i:{_SCORE_NOTE})))")
 
 
 def strip_number(text: str) -> str:

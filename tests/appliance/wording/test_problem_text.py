@@ -26,13 +26,14 @@ def test_an_english_score_note_whose_bracket_was_read_as_a_letter_is_left_out():
 
 @pytest.mark.parametrize("line", ["第一题（5分）", "Homework 3, Question 1", "Question 2", "一、选择题（每题 5 分）",
                                   "Name: ______  Class: ______", "姓名：______ 班级：______",
-                                  "Homework3", "Worksheet2", "Lesson5 Review", "Chapter3", "Quiz2", "Test3"])  # spaces lost
+                                  "Homework3", "Worksheet2", "Lesson5 Review", "Chapter3", "Quiz2", "Test3",  # spaces lost
+                                  "解答题（写出必要的过程）", "、填空题", "选择题(每题3分)"])  # a section's numeral lost or none
 def test_headers(line):
     assert is_header(line)
 
 
 @pytest.mark.parametrize("line", ["解方程：2x + 3 = 11", "What is the sum of the interior angles of a hexagon?",
-                                  "100 g 氯化钠溶液中含有 10 g 氯化钠", "3.14 是圆周率的近似值吗？",
+                                  "100 g 氯化钠溶液中含有 10 g 氯化钠", "3.14 是圆周率的近似值吗？", "解答题：求x的值", "计算题是什么？",
                                   "How many minutes are in 3 hours? Use the unit2 rule to check your working in the second part of this problem."])
 def test_problems_are_not_headers(line):
     assert not is_header(line)
@@ -318,6 +319,7 @@ def test_a_zero_outside_a_list_of_element_masses_stays(text):
     ("n 7 of 13 (9 points) 一个质量为 2 kg 的物体", "一个质量为 2 kg 的物体"),  # "Questio" under a finger
     ("7 of 13 (9 points) Find x.", "Find x."),
     (") (5 points) Translate into", "Translate into"),  # "(8" under a finger, its ")" left
+    ("t) (5 points) What is the basic unit", "What is the basic unit"),  # "4)" under a finger
 ])
 def test_a_word_and_a_number_before_the_score_note_start_a_problem(line, rest):
     assert starts_problem(line, sub_questions_start_problems=False)
@@ -653,7 +655,8 @@ def test_lettered_parts_under_a_numbered_problem():
                                             ("ask!(5)成语“揠苗助长”比喻什么?", "(5)成语“揠苗助长”比喻什么?"),
                                             ("hmm (2) — 2 marks", "(2) — 2 marks"),
                                             ("再想想14.计算 H₂O 的相对分子质量。", "14.计算 H₂O 的相对分子质量。"),
-                                            ("很好 3、两个阻值都是 10 Ω 的电阻串联", "3、两个阻值都是 10 Ω 的电阻串联")])
+                                            ("很好 3、两个阻值都是 10 Ω 的电阻串联", "3、两个阻值都是 10 Ω 的电阻串联"),
+                                            ("很好5)写出稀盐酸与氢氧化钠溶液反应的化学方程式。", "5)写出稀盐酸与氢氧化钠溶液反应的化学方程式。")])
 def test_a_note_written_right_before_a_label_is_left_out(line, kept):
     assert strip_ticks(line) == kept
 
