@@ -22,7 +22,7 @@ from appliance.ocr.layout import join
 from appliance.ocr.result import OcrLine
 from appliance.wording.problem_text import (blanks, speaks_of_figure, element_symbols, is_options, reads_as_question, says_how_to_answer,
                                             starts_sub_questions, stem_asks, strip_number, table_before_parts, without_answer_bracket,
-                                            without_how_to_answer, without_sub_questions, without_working)
+                                            without_how_to_answer, without_stars, without_sub_questions, without_working)
 
 
 @dataclass(frozen=True)
@@ -131,4 +131,4 @@ def problem_text(block: Block) -> str:
     text = without_how_to_answer(text)
     # the answer bracket first: a score note before it ends the problem (「…S₁₀。(本题4分) （ ）」)
     text = element_symbols(blanks(strip_number(without_answer_bracket(without_sub_questions(text)))))
-    return without_answer_bracket(without_working(text.strip()))
+    return without_answer_bracket(without_working(without_stars(text)))

@@ -61,13 +61,15 @@ _SCORE_NOTE = (r"(?:[（(\[【]|(?<![\d.])[0O](?=\d{1,2}\s*分\s*[)）]))\s*(?:�
 # (本题2分)" for "Exercise 7", "n 7 of 13 (9 points)" for "Question 7 of 13").
 _LABEL_BEFORE_NOTE = (rf"(?:[A-Za-z]{{2,10}}\.?\s?\d{{1,3}}|(?:[A-Za-z]{{1,10}}\s)?\d{{1,3}}\s+of\s+\d{{1,3}})\s?[.:：)]?"
                       rf"(?=\s*(?i:{_SCORE_NOTE}))")
+# A label whose first letters a finger or pen covers: "estion 4." for "Question 4.".
+_CUT_LATIN = r"(?:u?estion|r?oblem|x?ercise|xample)\s*\d{1,3}\s*[.:：)](?=\s)"
 # A part's letter ("a)" "(b)"): the problems under a lead-in (:func:`is_lead_in`) are
 # lettered on some sheets.
 _LETTER_PART = r"(?:[（(]\s*[a-h]\s*[)）]|[a-h]\s*[)）])(?=\s*[A-Z\u4e00-\u9fff])"
 NUMBER = re.compile(rf"^\s*(?:{_DOTTED}|{_BARE}|{_LOST_DIGITS}|{_BRACKETED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN}"
-                    rf"|{_LABEL_BEFORE_NOTE}|{_LETTER_PART})")
+                    rf"|{_LABEL_BEFORE_NOTE}|{_CUT_LATIN}|{_LETTER_PART})")
 TOP_LEVEL = re.compile(rf"^\s*(?:{_DOTTED}|{_BARE}|{_LOST_DIGITS}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN}"
-                       rf"|{_LABEL_BEFORE_NOTE})")
+                       rf"|{_LABEL_BEFORE_NOTE}|{_CUT_LATIN})")
 SUB_LEVEL = re.compile(rf"^\s*{_BRACKETED}")
 PART = re.compile(rf"^\s*(?:{_BRACKETED}|{_LETTER_PART})")
 
@@ -752,3 +754,13 @@ def label_near(text: str, share: float, reach: float = 1.5) -> int | None:
     found = {i for i in range(2, len(text)) if abs(starts[i] - at) <= reach
              and not (text[i - 1].isascii() and text[i - 1].isalnum() and text[i].isascii()) and _LABEL_INSIDE.match(text, i)}
     return min((abs(starts[i] - at), i) for i in found if i - 1 not in found)[1] if found else None  # 「第2题」, not 「2题」 in it
+
+
+_STAR = re.compile(r"\s*[☆★]\s*")
+
+
+def without_stars(text: str) -> str:
+    """The text without a star a student or teacher drew beside or between its words, which
+    the detector took into a line's box (「…交点坐标是什 ☆么？」): no problem's text holds one."""
+    return _STAR.sub(lambda m: " " if m.start() and m.end() < len(text) and text[m.start() - 1].isascii()
+                     and text[m.end()].isascii() else "", text).strip()

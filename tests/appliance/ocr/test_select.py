@@ -812,6 +812,12 @@ def test_a_box_run_across_the_gutter_over_two_columns_lines_is_parted_at_the_lab
     assert arrange_page(boxes, SIZE).text == "两个阻值都是10Ω的电阻串联，总电阻是多少？"
 
 
+def test_a_star_drawn_in_the_problems_line_is_no_part_of_it():
+    boxes = [box("8. 计算：3/4 + 1/6", 300, 450, 500), box("9. 一次函数 y = 2x + 1 的图像与 x 轴的交点坐标是什 ☆么？", 300, 580, 1000),
+             box("10. 求 24 和 36 的最小公倍数。", 300, 710, 700)]
+    assert arrange_page(boxes, SIZE).text == "一次函数 y = 2x + 1 的图像与 x 轴的交点坐标是什么？"
+
+
 def test_sub_questions_from_one_stay_with_their_problem_on_a_numbered_page():
     lines = ["5. 已知一个长方形的长是 8 厘米，宽是 6 厘米。", "(1) 求它的周长；", "(2) 求它的面积。", "(3) 求它的对角线长。"]
     boxes = [box(line, 300, 480 + 60 * i, 900) for i, line in enumerate(lines)]

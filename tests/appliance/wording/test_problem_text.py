@@ -3,7 +3,7 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (label_near, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
+from appliance.wording.problem_text import (label_near, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
                                             is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_how_to_answer, without_working)
 
@@ -320,6 +320,7 @@ def test_a_zero_outside_a_list_of_element_masses_stays(text):
     ("7 of 13 (9 points) Find x.", "Find x."),
     (") (5 points) Translate into", "Translate into"),  # "(8" under a finger, its ")" left
     ("t) (5 points) What is the basic unit", "What is the basic unit"),  # "4)" under a finger
+    ("estion 4. A ball is dropped from rest.", "A ball is dropped from rest."),  # "Qu" under a finger
 ])
 def test_a_word_and_a_number_before_the_score_note_start_a_problem(line, rest):
     assert starts_problem(line, sub_questions_start_problems=False)
@@ -693,3 +694,10 @@ def test_a_label_inside_a_line_is_found_near_where_it_is_looked_for(text, share,
 ])
 def test_no_label_is_found_inside_a_line_where_none_starts_there(text, share):
     assert label_near(text, share) is None
+
+
+@pytest.mark.parametrize("text, meant", [("一次函数 y = 2x + 1 的图像与 x 轴的交点坐标是什 ☆么？", "一次函数 y = 2x + 1 的图像与 x 轴的交点坐标是什么？"),
+                                         ("《孔乙己》的作者是谁？☆", "《孔乙己》的作者是谁？"), ("3 red and 5 blue ★ balls", "3 red and 5 blue balls"),
+                                         ("求 x 的值。", "求 x 的值。")])
+def test_a_star_drawn_among_the_words_is_left_out(text, meant):
+    assert without_stars(text) == meant
