@@ -126,11 +126,11 @@ _ASKS = re.compile(r"[?？=＝]|求|计算|解|多少|哪|什么|为什么|怎�
 # Marks a teacher or student puts beside a problem: ticks, crosses, circles, stars.
 MARK_CHARS = set("√✓✔✗✘×VvXxOoCc○●◯◎□■☆★*·•.,，。") | {chr(c) for c in range(0x2460, 0x2474)}
 
-# A tick or cross at the end of a line (after the problem's end, also read as X or V) is a
+# A tick or cross at the end of a line (after the problem's end or a colon, also read as X or V) is a
 # mark beside the problem, never part of it
 # (a root sign √ is always followed by what it takes the root of), and so is a score circled
 # by the teacher, read as a circled digit after a space or the problem's end (「…= 11 ⑧」).
-_TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】\]］])\s*[XxVv×]\s*$|(?:(?<=[?？。.!！)）】\]］])|\s)\s*[①-⑳]\s*$")
+_TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】\]］])\s*[XxVv×]\s*$|(?<=[:：])\s+[Xx×]\s*$|(?:(?<=[?？。.!！)）】\]］])|\s)\s*[①-⑳]\s*$")
 # Before the problem: a tick or cross; right before a problem number, also a root sign, a star
 # drawn in the margin (☆ 10.), or a circle, cross or tick read as a letter or sign (O9., X9), V【2】, @8.), or a score the teacher wrote
 # (「+2 第3题」, 「-1第11题」, "-2 Ex. 1", "3/5 12.", 「4⑥」, 「3/4③」, "8 7.", 「8第15题」, 「10【第2题】」, a circled score

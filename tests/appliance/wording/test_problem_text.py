@@ -355,6 +355,8 @@ def test_a_teachers_score_after_the_problem_is_no_part_of_it():
     ("9．⑧ 解方程：2x + 3 = 11", "解方程：2x + 3 = 11"), ("9．解方程：2x + 3 = 11 ⑧", "解方程：2x + 3 = 11"),
     ("9. What is 3 + 4? ⑤", "What is 3 + 4?"), ("22. ⑥Find the LCM of 24 and 36.", "Find the LCM of 24 and 36."),
     ("9．把0.75化成最简分数。⑩", "把0.75化成最简分数。"),
+    ('Q4 (2 marks) Fill in the blank with "a" or "an": x', 'Fill in the blank with "a" or "an":'),  # a cross after the colon
+    ("Solve for x: 2x = 4", "Solve for x: 2x = 4"),
     ("解方程：x²-9=0的根是①", "解方程：x²-9=0的根是①"), ("③ 写出名词 tooth 的复数形式。", "写出名词 tooth 的复数形式。"),
 ])
 def test_a_score_the_teacher_circled_beside_the_problem_is_left_out(line, meant):
