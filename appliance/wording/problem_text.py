@@ -15,10 +15,10 @@ from collections.abc import Iterable
 
 CN_DIGITS = "一二三四五六七八九十百零〇"
 
-# A problem number at the start of a line: "22." "9．" "3、" "3:" "8-" "十一、" "三." "4)" "（3）" "(3)"
+# A problem number at the start of a line: "22." "9．" (or read 「6。」) "3、" "3:" "8-" "十一、" "三." "4)" "（3）" "(3)"
 # "【3】" "⑶" "①" "第3题" "第一题" "例2" "Q3." "Q.3" "#3" "Question 3" "Problem 3:" "Task 3:"
 # "Ex. 3" (not "3: 4", a ratio, nor "10:30").
-_DOTTED = (r"(?:\d{1,3}\s*(?:[.．](?!\d)|[、)）]|[:：](?!\s*\d))|\d{1,3}\s*[-–—](?=\s*(?:[A-Z\u4e00-\u9fff《“「]|[（(]\s*\d{1,3}\s*(?:分|points?|marks?)))"
+_DOTTED = (r"(?:\d{1,3}\s*(?:[.．](?!\d)|。(?=\s*[\u4e00-\u9fff《“「A-Z])|[、)）]|[:：](?!\s*\d))|\d{1,3}\s*[-–—](?=\s*(?:[A-Z\u4e00-\u9fff《“「]|[（(]\s*\d{1,3}\s*(?:分|points?|marks?)))"
            r"|[一二三四五六七八九十]{1,3}\s*[、.．])")
 # 【3】 and [3] are read with the bracketed: the recogniser reads some of them as (3), or
 # with brackets that do not pair (「【10）」), without the opening one (「13】」), or with the

@@ -47,7 +47,7 @@ def test_a_circled_number_over_ten_read_as_two_digits_is_the_problem_number(line
 
 
 @pytest.mark.parametrize("line, rest", [
-    ("22. What is 3.5 + 2?", "What is 3.5 + 2?"), ("（3）求 x", "求 x"), ("第3题 求 x", "求 x"),
+    ("22. What is 3.5 + 2?", "What is 3.5 + 2?"), ("6。水面下 2 m 深处", "水面下 2 m 深处"), ("（3）求 x", "求 x"), ("第3题 求 x", "求 x"),
     ("1.（5分）解方程", "解方程"), ("Q3. Solve", "Solve"), ("①已知", "已知"), ("3.14 是什么", "3.14 是什么"),
     ("100 g 盐", "100 g 盐"), ("(-3)² - 2", "(-3)² - 2"),
     ("水的化学式是什么？（7分）", "水的化学式是什么？"), ("Q4 Solve 2x = 6. [4 marks]", "Solve 2x = 6."),
