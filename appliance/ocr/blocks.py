@@ -29,7 +29,7 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (NUMBER, PART, SCORE, TOP_LEVEL, bracketed_number, is_annotation, is_heading, label_near, brackets_number_problems, ends_formula, ends_mid_sentence,
+from appliance.wording.problem_text import (NUMBER, PART, SCORE, TOP_LEVEL, bracketed_number, is_annotation, is_heading, label_near, reads_as_figures, brackets_number_problems, ends_formula, ends_mid_sentence,
                                             ends_question, ends_sentence, ends_with_score, is_caption, is_header, is_lead_in,
                                             is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_section_label, is_signed_score, is_stray,
@@ -302,8 +302,19 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float) -> list[Block
         return [block]
     # right under "…pentagon? (5 points)", rows that ask nothing are the student's answer
     # ("The interi…"), not a problem whose number was lost
-    return [Block(tuple(p), False, block.numbered and not (i in answers and not any(reads_as_question(r.text) for r in p)),
-                  touches_edge(p)) for i, p in enumerate(parts)]
+    blocks = [Block(tuple(p), False, block.numbered and not (i in answers and not any(reads_as_question(r.text) for r in p)),
+                    touches_edge(p)) for i, p in enumerate(parts)]
+    return blocks[:1] + [part for b in blocks[1:] for part in _figures_apart(b)]
+
+
+def _figures_apart(block: Block) -> list[Block]:
+    """A part split off below a gap that starts with a row of figures over a question
+    ("0.5 mol 20 25" ⏎ "Find the slope…"): the figures are the student's answers to the
+    problem above, no part of the problem whose number was lost under them."""
+    if len(block.rows) < 2 or not reads_as_figures(block.rows[0].text) or not reads_as_question(block.rows[1].text):
+        return [block]
+    head, rest = block.rows[:1], block.rows[1:]
+    return [Block(head, False, False, touches_edge(head)), Block(rest, False, block.numbered, touches_edge(rest))]
 
 
 def _pitch(above: Row, row: Row) -> float:

@@ -378,6 +378,12 @@ def table_before_parts(lines: Iterable[str], most: int = 4) -> bool:
     return False
 
 
+def reads_as_figures(line: str) -> bool:
+    """Figures with one word or unit at most, nothing that asks ("0.5 mol 20 25", "t/s 63 54"):
+    a table's row, or a student's answers written in a row."""
+    return _figures_row(line) and not reads_as_question(line)
+
+
 def _figures_row(line: str) -> bool:
     """A row of a table: figures, with one label or unit at most ("t/s 63 54")."""
     words = line.split()

@@ -818,6 +818,15 @@ def test_a_star_drawn_in_the_problems_line_is_no_part_of_it():
     assert arrange_page(boxes, SIZE).text == "一次函数 y = 2x + 1 的图像与 x 轴的交点坐标是什么？"
 
 
+def test_a_row_of_figures_over_a_problem_whose_number_was_lost_is_no_part_of_it():
+    # "4)" lost; a student's answers to 3) written in a row right above the problem
+    rows = [("2) 第一次世界大战爆发于哪一年？", 261), ("3) 标准状况下，11.2 L 氧气的物质的量是多少？", 332), ("0.5 mol 20 25", 435),
+            ("Find the slope of the line passing through the", 523), ("points (1, 2) and (3, 6).", 568),
+            ("5) Find the slope of the line passing through the", 660), ("points (1, 2) and (3, 8).", 705)]
+    boxes = [box(text, 300, top + 60, 900, h=46) for text, top in rows]
+    assert arrange_page(boxes, SIZE).text == "Find the slope of the line passing through the points (1, 2) and (3, 6)."
+
+
 def test_sub_questions_from_one_stay_with_their_problem_on_a_numbered_page():
     lines = ["5. 已知一个长方形的长是 8 厘米，宽是 6 厘米。", "(1) 求它的周长；", "(2) 求它的面积。", "(3) 求它的对角线长。"]
     boxes = [box(line, 300, 480 + 60 * i, 900) for i, line in enumerate(lines)]

@@ -3,7 +3,7 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (label_near, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
+from appliance.wording.problem_text import (label_near, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
                                             is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_how_to_answer, without_working)
 
@@ -704,3 +704,9 @@ def test_no_label_is_found_inside_a_line_where_none_starts_there(text, share):
                                          ("求 x 的值。", "求 x 的值。")])
 def test_a_star_drawn_among_the_words_is_left_out(text, meant):
     assert without_stars(text) == meant
+
+
+@pytest.mark.parametrize("line, figures", [("0.5 mol 20 25", True), ("t/s 63 54", True), ("12 = 3 + 9", False),
+                                           ("Find the slope of 2 and 3", False), ("求 24 和 36 的最小公倍数", False), ("x 2 3 ?", False)])
+def test_a_row_of_figures_reads_as_figures(line, figures):
+    assert reads_as_figures(line) is figures
