@@ -29,9 +29,10 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (NUMBER, PART, SCORE, TOP_LEVEL, bracketed_number, is_annotation, is_heading, label_near, reads_as_figures, brackets_number_problems, ends_formula, ends_mid_sentence,
-                                            ends_question, ends_sentence, ends_with_score, is_caption, is_header, is_lead_in,
-                                            is_label, is_label_after, is_mark, is_number_alone, is_options,
+from appliance.wording.problem_text import (NUMBER, PART, SCORE, TOP_LEVEL, bracketed_number, brackets_number_problems, ends_formula,
+                                            ends_mid_sentence, ends_question, ends_sentence, ends_with_score, is_annotation, is_caption,
+                                            is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
+                                            label_near, reads_as_figures,
                                             is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_section_label, is_signed_score, is_stray,
                                             reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
                                             next_own_style_part, starts_problem, table_before_parts, top_level_count, starts_sub_questions, stem_asks, strip_number, strip_ticks,
@@ -655,8 +656,9 @@ def parted_at_gutter(box: TextBox, gutters: Gutters) -> list[TextBox]:
     """A box the detector ran across a gutter over two columns' lines, parted at the gutter
     where a problem's label starts there (:func:`label_near`); else the box."""
     for start, end in gutters:
-        middle = (start + end) / 2
-        cut = label_near(box.text, (middle - box.left) / (box.right - box.left)) if box.left < start and box.right > end else None
+        if not (box.left < start and box.right > end):
+            continue
+        cut = label_near(box.text, ((start + end) / 2 - box.left) / (box.right - box.left))
         if cut:
             left, right = box.quad.copy(), box.quad.copy()
             left[:, 0], right[:, 0] = np.minimum(left[:, 0], start), np.maximum(right[:, 0], end)
