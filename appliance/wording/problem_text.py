@@ -133,7 +133,7 @@ MARK_CHARS = set("√✓✔✗✘×VvXxOoCc○●◯◎□■☆★*·•.,，�
 # mark beside the problem, never part of it
 # (a root sign √ is always followed by what it takes the root of), and so is a score circled
 # by the teacher, read as a circled digit after a space or the problem's end (「…= 11 ⑧」).
-_TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】\]］])\s*[XxVv×]\s*$|(?<=[:：])\s+[Xx×]\s*$|(?:(?<=[?？。.!！)）】\]］])|\s)\s*[①-⑳]\s*$")
+_TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】\]］])\s*[XxVv×]\s*$|(?<=[:：])\s+[Xx×]\s*$|(?:(?<=[?？。.!！)）】\]］])|(?<!\s)\s)\s*[①-⑳]\s*$")
 # Before the problem: a tick or cross; right before a problem number, also a root sign, a star
 # drawn in the margin (☆ 10.), or a circle, cross or tick read as a letter or sign (O9., X9), V【2】, @8.), or a score the teacher wrote
 # (「+2 第3题」, 「-1第11题」, "-2 Ex. 1", "3/5 12.", 「4⑥」, 「3/4③」, "8 7.", 「8第15题」, 「10【第2题】」, a circled score
@@ -765,7 +765,7 @@ def label_near(text: str, share: float, reach: float = 1.5) -> int | None:
     return min((abs(starts[i] - at), i) for i in found if i - 1 not in found)[1] if found else None  # 「第2题」, not 「2题」 in it
 
 
-_STAR = re.compile(r"\s*[☆★]\s*")
+_STAR = re.compile(r"(?<!\s)\s*[☆★]\s*")  # from a run of spaces' first only: no second look at each space
 
 
 def without_stars(text: str) -> str:
