@@ -30,10 +30,10 @@ import numpy as np
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
 from appliance.wording.problem_text import (NUMBER, PART, SCORE, TOP_LEVEL, bracketed_number, brackets_number_problems, ends_formula,
-                                            ends_mid_sentence, ends_question, ends_sentence, ends_with_score, is_annotation, is_caption,
+                                            ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, is_annotation, is_caption,
                                             is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
-                                            is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_section_label, is_signed_score, is_stray,
+                                            is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_section_label, is_signed_score, is_stray, label_number,
                                             reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
                                             next_own_style_part, starts_problem, table_before_parts, top_level_count, starts_sub_questions, stem_asks, strip_number, strip_ticks,
                                             without_working)
@@ -158,7 +158,7 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
                 blocks[-1] = Block(previous.rows + block.rows, False, True, previous.cut or block.cut)
             else:
                 blocks.append(block)
-    blocks = split_lost_numbers(blocks, unit, params)
+    blocks = split_skipped_numbers(split_lost_numbers(blocks, unit, params))
     for split in (split_after_options, split_off_answer, split_off_working_above, split_off_figure):
         blocks = [part for block in blocks for part in split(block)]
     return blocks
@@ -271,6 +271,37 @@ def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) ->
     for block in blocks:
         split.extend([block] if block.header else _split_at_gaps(block, least, params.lost_number_pitch))
     return split
+
+
+def split_skipped_numbers(blocks: list[Block]) -> list[Block]:
+    """Problem n right above problem n + 2 in its column, and no n + 1 on the page: n + 1
+    lost its number (a faint or circled print) and, spaced like a problem's own lines, was
+    read on into n. It starts after n's paragraph end (:func:`_paragraph_end`), if any."""
+    numbers = [label_number(b.rows[0].text) if b.numbered else None for b in blocks]
+    split: list[Block] = []
+    for i, block in enumerate(blocks):
+        below = next((b for b in blocks[i + 1:] if not b.header and _overlap(block, b) > 0), None)
+        n = numbers[i]
+        at = _paragraph_end(block) if n is not None and n + 1 not in numbers and below is not None \
+            and below.numbered and label_number(below.rows[0].text) == n + 2 else None
+        parts = [block.rows[:at], block.rows[at:]] if at else [block.rows]
+        split.extend(Block(p, block.header, block.numbered, touches_edge(p)) for p in parts)
+    return split
+
+
+def _paragraph_end(block: Block) -> int | None:
+    """The row after which a new paragraph starts: after a finished sentence that stops short
+    of the block's width, or after the only finished sentence (not before answer options or
+    sub-questions); None when no such row or several."""
+    left, right = min(r.left for r in block.rows), max(r.right for r in block.rows)
+    ends, short = [], []
+    for i in range(1, len(block.rows)):
+        above, row = strip_number(block.rows[i - 1].text), block.rows[i].text
+        if (ends_sentence(above) or ends_formula(above)) and not (is_options(row) or PART.match(row) or starts_answer(row)):
+            ends.append(i)
+            if block.rows[i - 1].right < left + 0.8 * (right - left):
+                short.append(i)
+    return short[0] if len(short) == 1 else ends[0] if len(ends) == 1 else None
 
 
 def problem_spacing(blocks: list[Block]) -> float | None:
@@ -822,31 +853,6 @@ def next_part(line: str, part: int, rows: list[Row]) -> int:
     if number is None or number != part + 1:
         return 0
     return number if part or stem_asks(" ".join(r.text for r in rows)) else 0
-
-
-def gives_after_colon(above: str, line: str) -> bool:
-    """The line gives what a problem's line ending on a colon asks for ("Translate into
-    Chinese:" ⏎ "Practice makes perfect."): no header, though its words may look like a
-    title's, and no new problem unless it starts with a number."""
-    return above.rstrip().endswith((":", "：")) and PART.match(line) is None and not TOP_LEVEL.match(line)
-
-
-def continues_bracket(above: str, line: str) -> bool:
-    """The line's "2)" closes a bracket the line above left open (「…the points (1,」 「2) and
-    (3, 8).」): a wrapped given, no problem number."""
-    return re.match(r"\s*\d{1,3}\s*[)）]", line) is not None and leaves_bracket_open(above)
-
-
-def leaves_bracket_open(text: str) -> bool:
-    """The text opens more brackets than it closes (a given wrapped onto the next line)."""
-    return text.count("(") + text.count("（") > text.count(")") + text.count("）")
-
-
-def continues_quantity(above: str, line: str) -> bool:
-    """The line starts with a quantity that goes on with the unfinished sentence above it
-    (「…移动了5m，用时」 「10 s，拉力…」, read "10. s,"): no problem number."""
-    return re.match(r"\s*\d{1,3}\s*[.．]?\s*[a-zμΩ°℃]{1,3}\s*[,，的]", line) is not None \
-        and not ends_sentence(above) and not ends_with_score(above)
 
 
 def _bare_number(rows: list[Row], sub_questions_start: bool) -> bool:

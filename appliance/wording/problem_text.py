@@ -153,6 +153,43 @@ def number_prefix(line: str) -> str:
     return line[: match.end()] if match else ""
 
 
+def gives_after_colon(above: str, line: str) -> bool:
+    """The line gives what a problem's line ending on a colon asks for ("Translate into
+    Chinese:" ⏎ "Practice makes perfect."): no header, though its words may look like a
+    title's, and no new problem unless it starts with a number."""
+    return above.rstrip().endswith((":", "：")) and PART.match(line) is None and not TOP_LEVEL.match(line)
+
+
+def continues_bracket(above: str, line: str) -> bool:
+    """The line's "2)" closes a bracket the line above left open (「…the points (1,」 「2) and
+    (3, 8).」): a wrapped given, no problem number."""
+    return re.match(r"\s*\d{1,3}\s*[)）]", line) is not None and leaves_bracket_open(above)
+
+
+def leaves_bracket_open(text: str) -> bool:
+    """The text opens more brackets than it closes (a given wrapped onto the next line)."""
+    return text.count("(") + text.count("（") > text.count(")") + text.count("）")
+
+
+def continues_quantity(above: str, line: str) -> bool:
+    """The line starts with a quantity that goes on with the unfinished sentence above it
+    (「…移动了5m，用时」 「10 s，拉力…」, read "10. s,"): no problem number."""
+    return re.match(r"\s*\d{1,3}\s*[.．]?\s*[a-zμΩ°℃]{1,3}\s*[,，的]", line) is not None \
+        and not ends_sentence(above) and not ends_with_score(above)
+
+
+def label_number(line: str) -> int | None:
+    """What the problem number that starts ``line`` counts (「9．」 "Question 9" "(9)" ⑨: 9),
+    or None: no number, or one that does not say (「三、」, a dot whose digits were lost, a
+    circled number read with a digit after it)."""
+    prefix = number_prefix(line)
+    digits = re.findall(r"\d{1,3}", prefix)
+    circled = re.findall(r"[\u2460-\u2473]", prefix)
+    if digits and not circled:
+        return int(digits[0])
+    return ord(circled[0]) - 0x245F if circled and not digits and len(circled) == 1 else None
+
+
 def starts_problem(line: str, sub_questions_start_problems: bool) -> bool:
     """Does this line begin a new problem? ``(3)`` counts only on pages without top-level numbers."""
     if TOP_LEVEL.match(line) or _NOTE_FIRST.match(line):

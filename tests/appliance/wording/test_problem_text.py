@@ -3,7 +3,7 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (label_near, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
+from appliance.wording.problem_text import (label_near, label_number, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
                                             is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_how_to_answer, without_working)
 
@@ -710,3 +710,16 @@ def test_a_star_drawn_among_the_words_is_left_out(text, meant):
                                            ("Find the slope of 2 and 3", False), ("求 24 和 36 的最小公倍数", False), ("x 2 3 ?", False)])
 def test_a_row_of_figures_reads_as_figures(line, figures):
     assert reads_as_figures(line) is figures
+
+
+@pytest.mark.parametrize(("line", "number"), [
+    ("9．解方程：2x + 3 = 11", 9), ("Question 12 (5 marks) Find x.", 12), ("(4) Solve 2x = 8.", 4), ("⑨ 解方程", 9),
+    ("第15题 计算", 15), ("n 7 of 13 (9 points) Find x.", 7), ("12世界上最长的河流是哪一条？", 12),
+])
+def test_a_problem_numbers_value_is_read_from_its_label(line, number):
+    assert label_number(line) == number
+
+
+@pytest.mark.parametrize("line", ["三、解方程", "．解方程：2x + 3 = 11", "⑩⑥ 在等差数列中", "Solve 2x + 3 = 11.", ""])
+def test_a_label_that_does_not_say_its_number_has_no_value(line):
+    assert label_number(line) is None

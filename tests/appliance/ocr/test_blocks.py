@@ -1,0 +1,68 @@
+"""Blocks: where one problem ends and the next begins when the page gives weak cues."""
+
+import numpy as np
+
+from appliance.ocr.blocks import find_blocks
+from appliance.ocr.layout import TextBox
+from appliance.ocr.page import arrange_page
+
+SIZE = (1280, 960)
+PITCH = 44  # the rows of every problem below, and the problems, stand this far apart
+
+
+def box(text: str, x: float, y: float, w: float, h: float = 34) -> TextBox:
+    return TextBox(text, 0.95, np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float32))
+
+
+def column(rows: list[tuple[str, float]], top: float, x: float = 200) -> list[TextBox]:
+    """Rows of (text, width) one pitch apart from ``top`` down: no wider space between problems."""
+    return [box(text, x, top + i * PITCH, width) for i, (text, width) in enumerate(rows)]
+
+
+FRAMED = [("Solve 2x + 3 = 11 and check your", 520), ("answer by substitution.", 330)]
+
+
+def test_a_problem_whose_number_was_lost_is_parted_from_the_one_above_by_the_numbers_either_side():
+    # "4." was not read; 3 right above 5 shows that problem 4 was read on into problem 3
+    rows = [("3. A train travels 120 km in 2 hours. What is", 560), ("its speed?", 150), *FRAMED,
+            ("5. Find the LCM of 24 and 36.", 450)]
+    layout = arrange_page(column(rows, 480 - 3 * PITCH), SIZE)
+    assert layout.text == "Solve 2x + 3 = 11 and check your answer by substitution."
+
+
+def test_a_problem_whose_number_was_lost_is_parted_from_the_one_below_it():
+    rows = [("3. What is 7 x 8?", 300), ("4. " + FRAMED[0][0], 560), FRAMED[1], ("Find the LCM of 24 and 36.", 450),
+            ("6. Write 3/4 as a decimal.", 400)]
+    layout = arrange_page(column(rows, 480 - 2 * PITCH), SIZE)
+    assert layout.text == "Solve 2x + 3 = 11 and check your answer by substitution."
+
+
+def test_a_chinese_problem_whose_number_was_lost_is_parted_the_same_way():
+    rows = [("3．一列火车 2 小时行驶 120 千米，它的速度", 560), ("是多少？", 120), ("解方程：2x + 3 = 11，并检验你的", 520),
+            ("答案。", 90), ("5．求 24 和 36 的最小公倍数。", 450)]
+    layout = arrange_page(column(rows, 480 - 3 * PITCH), SIZE)
+    assert layout.text == "解方程：2x + 3 = 11，并检验你的答案。"
+
+
+def test_a_problem_of_two_sentences_stays_whole_where_the_next_number_stands_in_the_other_column():
+    # problems set in a grid: 1, 3, 5 on the left, 2, 4, 6 on the right
+    left = column([("1. Add 3 and 4.", 250), ("3. A box holds 12 eggs.", 300), ("How many eggs are in 5 boxes?", 420),
+                   ("5. Find the LCM of 24 and 36.", 420)], 400)
+    right = column([("2. Write 3/4 as a decimal.", 400), ("4. Round 3.46 to one place.", 400),
+                    ("6. Write 0.5 as a fraction.", 400)], 400, x=700)
+    texts = [b.text for b in find_blocks(left + right, SIZE)]
+    assert "3. A box holds 12 eggs. How many eggs are in 5 boxes?" in texts
+
+
+def test_a_problem_of_two_sentences_stays_whole_where_its_next_number_follows():
+    rows = [("3. A box holds 12 eggs.", 300), ("How many eggs are in 5 boxes?", 420), ("4. Find the LCM of 24 and 36.", 420)]
+    texts = [b.text for b in find_blocks(column(rows, 400), SIZE)]
+    assert texts[0] == "3. A box holds 12 eggs. How many eggs are in 5 boxes?"
+
+
+def test_no_part_is_made_where_the_problem_shows_no_end_before_its_last_row():
+    # a sentence running on over the rows: nowhere for a lost problem to start
+    rows = [("3. A train travels 120 km in 2 hours and then", 560), ("stops for a while before", 400),
+            ("5. Find the LCM of 24 and 36.", 420)]
+    texts = [b.text for b in find_blocks(column(rows, 400), SIZE)]
+    assert texts[0] == "3. A train travels 120 km in 2 hours and then stops for a while before"
