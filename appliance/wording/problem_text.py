@@ -63,9 +63,10 @@ _LABEL_BEFORE_NOTE = (rf"(?:[A-Za-z]{{2,10}}\.?\s?\d{{1,3}}|(?:[A-Za-z]{{1,10}}\
                       rf"(?=\s*(?i:{_SCORE_NOTE}))")
 # A label whose first letters a finger or pen covers: "estion 4." for "Question 4."; or any
 # Latin word and a number before a Chinese problem ("tion 2 已知…", "Iten 5 地球…"), which
-# never starts so (not before a count or unit: "HCl 2 份").
+# never starts so (not before a count or unit: "HCl 2 份"), or with the number's dot ("on 6. 解方程…").
 _CUT_LATIN = (r"(?:(?:u?estion|r?oblem|x?ercise|xample)\s*\d{1,3}\s*[.:：)](?=\s)"
-              r"|[A-Za-z]{3,8}\s+\d{1,3}\s+(?![个只名岁年月日时分秒米厘千克元角度倍次天人本张条项位辆件块支层页瓶杯份])(?=[\u4e00-\u9fff《“「]))")
+              r"|[A-Za-z]{3,8}\s+\d{1,3}\s+(?![个只名岁年月日时分秒米厘千克元角度倍次天人本张条项位辆件块支层页瓶杯份])(?=[\u4e00-\u9fff《“「])"
+              r"|[A-Za-z]{2,8}\s?\d{1,3}\s?[.．:：]\s?(?=[\u4e00-\u9fff《“「]))")
 # A part's letter ("a)" "(b)"): the problems under a lead-in (:func:`is_lead_in`) are
 # lettered on some sheets.
 _LETTER_PART = r"(?:[（(]\s*[a-h]\s*[)）]|[a-h]\s*[)）])(?=\s*[A-Z\u4e00-\u9fff])"

@@ -322,6 +322,7 @@ def test_a_zero_outside_a_list_of_element_masses_stays(text):
     ("t) (5 points) What is the basic unit", "What is the basic unit"),  # "4)" under a finger
     ("estion 4. A ball is dropped from rest.", "A ball is dropped from rest."),  # "Qu" under a finger
     ("tion 2 已知函数 f(x) = 2x² - 3x + 1", "已知函数 f(x) = 2x² - 3x + 1"), ("Iten 5 地球自转一周的时间大约是多少？", "地球自转一周的时间大约是多少？"),
+    ("on 6. 解方程：x² - 5x + 6 = 0", "解方程：x² - 5x + 6 = 0"),  # "Questi" under a finger
 ])
 def test_a_word_and_a_number_before_the_score_note_start_a_problem(line, rest):
     assert starts_problem(line, sub_questions_start_problems=False)
@@ -329,7 +330,7 @@ def test_a_word_and_a_number_before_the_score_note_start_a_problem(line, rest):
 
 
 @pytest.mark.parametrize("line", ["with 3 apples (3分)", "Tom has 3 (or 4) pens.", "x2 (5分)", "out of 10 (5分)", "HCl 2 份与水混合", "pH 7 的溶液呈什么性？", "NaCl 5 g 溶于水",
-                                  "3 of the 13 (2 points)"])
+                                  "3 of the 13 (2 points)", "AB 2：3 的比是多少？", "pH 7.5 的溶液"])
 def test_words_before_a_bracket_are_no_problem_label(line):
     assert not starts_problem(line, sub_questions_start_problems=False)
 
