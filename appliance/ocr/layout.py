@@ -165,10 +165,10 @@ def merge_row(row: list[TextBox]) -> tuple[OcrLine, tuple[float, float, float]]:
 
 
 def join(left: str, right: str) -> str:
-    """Concatenate two pieces of one sentence: a space only between Latin words/numbers."""
+    """Concatenate two pieces of one sentence: a space only between Latin words/numbers/blanks."""
     if not left or not right:
         return left + right
-    if ends_word(left[-1]) and starts_word(right[0]):
+    if ends_word(left[-1]) and starts_word(right[0]) and left[-1] + right[0] != "__":  # one blank found twice
         return f"{left} {right}"
     return left + right
 
@@ -177,8 +177,8 @@ OPERATORS = "+-=<>×÷±≤≥"
 
 
 def ends_word(ch: str) -> bool:
-    return (ch.isascii() and (ch.isalnum() or ch in ".,;:!?%)'\"")) or ch in OPERATORS
+    return (ch.isascii() and (ch.isalnum() or ch in ".,;:!?%)'\"_")) or ch in OPERATORS
 
 
 def starts_word(ch: str) -> bool:
-    return (ch.isascii() and (ch.isalnum() or ch in "('\"$")) or ch in OPERATORS
+    return (ch.isascii() and (ch.isalnum() or ch in "('\"$_")) or ch in OPERATORS

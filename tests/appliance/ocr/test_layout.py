@@ -75,6 +75,15 @@ def test_join_spacing_rules():
     assert join("CO₂", "的") == "CO₂的"
 
 
+def test_a_blank_is_spaced_like_a_word():
+    # the blank found beside a box ('…"an": ____') and the next box's word
+    assert join('"a" or "an": ____', "university") == '"a" or "an": ____ university'
+    assert join("I have lived here", "____ ten years.") == "I have lived here ____ ten years."
+    assert join("填空：____", "米。") == "填空：____米。"
+    assert join("长江是____", "。") == "长江是____。"
+    assert join('"an": ____', "____ university") == '"an": ________ university'  # one blank: found beside the box and read in it
+
+
 def test_lines_cut_by_the_frame_are_told_from_their_boxes_before_reading():
     quads = [box("", 100, 0, 600, h=20).quad, box("", 100, 200, 600).quad, box("", 100, 1180, 600, h=19).quad,
              box("", 100, 1159, 600, h=40).quad]

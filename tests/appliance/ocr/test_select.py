@@ -357,7 +357,7 @@ def test_score_notes_set_at_the_right_make_no_column():
              at("【24】第一次世界大战爆发于哪一年？", 88, 538, 744, 786), at("(3 marks)", 647, 780, 746, 787),
              at("【25】计算：√48÷√3", 82, 354, 859, 901), at("(2 marks)", 792, 922, 860, 903),
              at("【26】《春晓》的作者是谁?", 75, 416, 972, 1016)]
-    assert arrange_page(boxes, (960, 1280)).text == 'Fill in the blank with "a" or "an": ____university'
+    assert arrange_page(boxes, (960, 1280)).text == 'Fill in the blank with "a" or "an": ____ university'
 
 
 def test_a_teachers_score_at_the_frames_side_cuts_no_line():
@@ -366,7 +366,7 @@ def test_a_teachers_score_at_the_frames_side_cuts_no_line():
              slanted("university [3 points]", [[654, 641], [906, 656], [903, 699], [652, 685]]),
              slanted('【23】Fill in the blank with "a" or "an": ____', [[97, 600], [554, 635], [551, 675], [94, 640]]),
              slanted("【21】中华人民共和国是哪一年成立的？", [[106, 363], [590, 396], [587, 438], [104, 405]])]
-    assert arrange_page(boxes, (960, 1280)).text == 'Fill in the blank with "a" or "an": ____university'
+    assert arrange_page(boxes, (960, 1280)).text == 'Fill in the blank with "a" or "an": ____ university'
 
 
 def test_a_cross_beside_a_score_note_does_not_close_the_gutter():
