@@ -222,16 +222,18 @@ def axis_end(row: Row) -> bool:
 
 
 def split_after_options(block: Block) -> list[Block]:
-    """A numbered problem's answer options end it: rows after them that ask something are
-    the next problem, whose number was not read."""
-    if not block.numbered or block.header:
+    """A problem's answer options end it: rows after them that ask something are the next
+    problem, whose number was not read (unnumbered too: a page whose numbers were all
+    lost). Options at a block's top are the options of a problem above the frame's edge."""
+    if block.header:
         return [block]
     for i in range(1, len(block.rows)):
         head, tail = block.rows[:i], block.rows[i:]
         if is_options(head[-1].text) and not is_options_or_data(tail[0].text) \
                 and any(reads_as_question(r.text) for r in tail):
-            return [Block(head, False, True, touches_edge(head)),
-                    *split_after_options(Block(tail, False, True, touches_edge(tail)))]
+            numbered = block.numbered and not is_options(head[0].text)
+            return [Block(head, False, numbered, touches_edge(head)),
+                    *split_after_options(Block(tail, False, block.numbered, touches_edge(tail)))]
     return [block]
 
 

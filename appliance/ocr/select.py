@@ -63,13 +63,14 @@ _SAYS = re.compile(r"[A-Za-z\u3400-\u9fff].*[A-Za-z\u3400-\u9fff]|[=+×÷?？_�
 
 
 def candidates(blocks: list[Block], params: SelectParams) -> list[Block]:
-    """Complete problems (a problem says something: figures alone are a figure's labels);
+    """Complete problems (a problem says something: figures alone are a figure's labels, and
+    answer options alone the options of a problem above the frame's edge);
     else problems cut by the edge; else whatever text there is. On a
     page whose problems are numbered, an unnumbered line (a title the header rules do not
     know, a caption) is not a problem while a numbered one is in frame, unless it reads as
     a question (:func:`reads_as_question`): a problem whose number was not read (a circle
     drawn round it, a faint print)."""
-    problems = [b for b in blocks if not b.header and says_something(problem_text(b), params)]
+    problems = [b for b in blocks if not b.header and not is_options(b.rows[0].text) and says_something(problem_text(b), params)]
     complete = [b for b in problems if not b.cut]
     numbered = [b for b in complete if b.numbered or reads_as_question(b.text)]
     if not any(b.numbered for b in numbered):

@@ -66,3 +66,26 @@ def test_no_part_is_made_where_the_problem_shows_no_end_before_its_last_row():
             ("5. Find the LCM of 24 and 36.", 420)]
     texts = [b.text for b in find_blocks(column(rows, 400), SIZE)]
     assert texts[0] == "3. A train travels 120 km in 2 hours and then stops for a while before"
+
+
+def test_answer_options_end_a_problem_on_a_page_whose_numbers_were_all_lost():
+    # the options of a problem above the frame's edge, then two unnumbered problems with theirs
+    rows = [("(C) 3", 120), ("(D) 9", 120), ("北回归线的纬度大约是多少？", 420), ("(A) 23.5°  (B) 30°", 300),
+            ("水面下 2 m 深处，水产生的压强是多少？", 560), ("(A) 2×10⁴ Pa  (B) 2×10³ Pa", 420), ("(C) 20 Pa  (D) 200 Pa", 420),
+            ("一个长方形的长是 8 厘米，它的周长是多少？", 600)]
+    layout = arrange_page(column(rows, 480 - 4.5 * PITCH), SIZE)
+    assert layout.text == "水面下 2 m 深处，水产生的压强是多少？"
+
+
+def test_answer_options_alone_are_no_problem():
+    # the options at the frame's centre belong to a problem whose stem is above the frame
+    rows = [("A. 2984   B. 1892", 300), ("C. 1492   D. 746", 300), ("Which river is the longest in China?", 520)]
+    layout = arrange_page(column(rows, 480 - PITCH), SIZE)
+    assert layout.text == "Which river is the longest in China?"
+
+
+def test_a_problem_keeps_its_options_and_the_sentence_that_goes_on_after_them():
+    rows = [("3. Which of these is a prime number?", 520), ("A. 4   B. 6   C. 7   D. 9", 400),
+            ("4. Find the LCM of 24 and 36.", 420)]
+    texts = [b.text for b in find_blocks(column(rows, 400), SIZE)]
+    assert texts[0] == "3. Which of these is a prime number? A. 4   B. 6   C. 7   D. 9"
