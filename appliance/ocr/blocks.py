@@ -33,7 +33,7 @@ from appliance.wording.problem_text import (NUMBER, PART, SCORE, TOP_LEVEL, brac
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, is_annotation, is_caption,
                                             is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
-                                            is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_section_label, is_signed_score, is_stray, label_number,
+                                            is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_section_label, is_signed_score, is_stray, label_number, page_label_styles, styled_label,
                                             reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
                                             next_own_style_part, starts_problem, table_before_parts, top_level_count, starts_sub_questions, stem_asks, strip_number, strip_ticks,
                                             without_working)
@@ -90,6 +90,8 @@ class Row:
     height: float
     sides: frozenset[str] = frozenset()  # the frame's sides its boxes touch
     pieces: tuple[str, ...] = ()  # its boxes' texts, left to right
+    label: int = 0  # the length of a label in a style the page uses (:func:`page_label_styles`)
+    label_value: int | None = None  # ...and its number
 
     @property
     def text(self) -> str:
@@ -148,9 +150,10 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     lines = [merge_row(row)[0].text for r in regions for row in group_rows(r)]
     bracketed = [n for n in map(bracketed_number, lines) if n is not None]
     sub_questions_start = brackets_number_problems(top_level_count(lines), bracketed)
+    styles = page_label_styles(lines)
     blocks: list[Block] = []
     for region in regions:
-        rows = [to_row(row, size, params) for row in group_rows(region)]
+        rows = [labelled(to_row(row, size, params), styles) for row in group_rows(region)]
         led_in = under_lead_in(blocks)
         for block in split_region(rows, sub_questions_start, led_in, led_in and blocks[-1].header):
             previous = blocks[-1] if blocks else None
@@ -158,8 +161,8 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
                 blocks[-1] = Block(previous.rows + block.rows, False, True, previous.cut or block.cut)
             else:
                 blocks.append(block)
-    blocks = split_skipped_numbers(split_lost_numbers(blocks, unit, params))
-    for split in (split_after_options, split_off_answer, split_off_working_above, split_off_figure):
+    blocks = split_skipped_numbers([part for block in split_lost_numbers(blocks, unit, params) for part in split_after_options(block)])
+    for split in (split_off_answer, split_off_working_above, split_off_figure):
         blocks = [part for block in blocks for part in split(block)]
     return blocks
 
@@ -279,16 +282,20 @@ def split_skipped_numbers(blocks: list[Block]) -> list[Block]:
     """Problem n right above problem n + 2 in its column, and no n + 1 on the page: n + 1
     lost its number (a faint or circled print) and, spaced like a problem's own lines, was
     read on into n. It starts after n's paragraph end (:func:`_paragraph_end`), if any."""
-    numbers = [label_number(b.rows[0].text) if b.numbered else None for b in blocks]
+    numbers = [row_number(b.rows[0]) if b.numbered else None for b in blocks]
     split: list[Block] = []
     for i, block in enumerate(blocks):
         below = next((b for b in blocks[i + 1:] if not b.header and _overlap(block, b) > 0), None)
         n = numbers[i]
         at = _paragraph_end(block) if n is not None and n + 1 not in numbers and below is not None \
-            and below.numbered and label_number(below.rows[0].text) == n + 2 else None
+            and below.numbered and row_number(below.rows[0]) == n + 2 else None
         parts = [block.rows[:at], block.rows[at:]] if at else [block.rows]
         split.extend(Block(p, block.header, block.numbered, touches_edge(p)) for p in parts)
     return split
+
+
+def row_number(row: Row) -> int | None:
+    return row.label_value if row.label else label_number(row.text)
 
 
 def _paragraph_end(block: Block) -> int | None:
@@ -386,6 +393,12 @@ def to_row(boxes: list[TextBox], size: tuple[int, int], params: BlockParams = Bl
     if "left" in sides and TOP_LEVEL.match(text):
         sides -= {"left"}
     return Row(line, top, bottom, left, right, height, sides, tuple(b.text.strip() for b in boxes))
+
+
+def labelled(row: Row, styles: frozenset[str]) -> Row:
+    """The row with the label it starts with, in a style the page uses, if any."""
+    label = styled_label(row.text, styles)
+    return row if label is None else replace(row, label=label[0], label_value=label[1])
 
 
 def margin_note(box: TextBox, boxes: list[TextBox], unit: float, params: BlockParams) -> bool:
@@ -794,7 +807,7 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
         wrapped = bool(blocks) and (continues_bracket(blocks[-1][-1].text, row.text)
                                     or continues_quantity(blocks[-1][-1].text, row.text)
                                     or not kinds[-1][0] and gives_after_colon(blocks[-1][-1].text, row.text))
-        numbered = not sub and not wrapped and (starts_problem(row.text, sub_questions_start)
+        numbered = not sub and not wrapped and (starts_problem(row.text, sub_questions_start) or row.label > 0
                                                 or led_in and PART.match(row.text) is not None)
         # Nor is a line that goes on with an English sentence broken after "into" or "the" a
         # header ("Translate into" ⏎ "Chinese: Practice", words of a sheet's title).

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from appliance.ocr.blocks import Block, reads_as_figure
 from appliance.ocr.layout import join
@@ -124,6 +124,7 @@ def problem_text(block: Block) -> str:
     table's rows after a stem that asks and does not speak of it ("65 33"), or empty answer bracket (「（　）」) at its end."""
     text = ""
     for i, row in enumerate(block.rows):
+        row = replace(row, line=replace(row.line, text=row.text[row.label:])) if row.label else row  # "A3", "VI."
         rest = (r.text for r in block.rows[i:])  # read only as far as a table goes
         if i and (is_options(row.text) or ((starts_sub_questions(row.text) or table_before_parts(rest)) and stem_asks(text))):
             break

@@ -106,10 +106,10 @@ _SECTION_KIND = re.compile(r"^\s*[、.．]?\s*(?:单项|多项|不定项)?(?:选
                            r"\s*(?:[（(][^）)?？]{0,20}[）)])?\s*$")
 # A workbook's section label set in brackets, alone on its line: 【能力提升】 〔拓展延伸〕 [基础训练]
 _BRACKETED_LABEL = re.compile(r"^[【〔\[［]\s*[\u4e00-\u9fff]{2,8}\s*[】〕\]］]$")
-# Where the answer space begins: 「解：」 「答：」 "Answer:" at the start of a line, or right after
+# Where the answer space begins: 「解：」 「答：」 「答案：」 "Answer:" at the start of a line, or right after
 # the problem's last sentence or score note. What follows is the student's writing.
-_ANSWER = re.compile(r"^\s*(?:解|答|(?i:answer|solution|ans\.?))\s*[:：]")
-_ANSWER_AFTER = re.compile(r"(?<=[?？。.!！)）】\]])\s*(?:解|答|(?i:answer|solution))\s*[:：].*$")
+_ANSWER = re.compile(r"^\s*(?:解|答案?|(?i:answer|solution|ans\.?))\s*[:：]")
+_ANSWER_AFTER = re.compile(r"(?<=[?？。.!！)）】\]])\s*(?:解|答案?|(?i:answer|solution))\s*[:：].*$")
 # Words that only headers hold (a sheet's title block, a name/class/date line), also where the
 # recogniser lost the space before the number ("Homework3", "Lesson5").
 _HEADER_WORDS = re.compile(
@@ -177,6 +177,56 @@ def continues_quantity(above: str, line: str) -> bool:
     (「…移动了5m，用时」 「10 s，拉力…」, read "10. s,"): no problem number."""
     return re.match(r"\s*\d{1,3}\s*[.．]?\s*[a-zμΩ°℃]{1,3}\s*[,，的]", line) is not None \
         and not ends_sentence(above) and not ends_with_score(above)
+
+
+# A label no rule here knows, learned from the page that uses it: a Latin word or letter, 「【例」
+# or a chapter's "3." before a number ("A3", "3.10", "Aufgabe 2", 「【例2】」), a Roman
+# numeral with its dot ("VI."), a bullet, or a bare number before a capital; not a score ("[6 marks]", 「题5分)」).
+_STYLED = re.compile(r"^\s*(?:(?P<pre>(?![a-z])[A-Za-z]{1,10}\s?|[【\[〔#№]\s*[^\W\d_]{0,3}|\d{1,2}\.)(?P<num>\d{1,3})(?!\s*(?i:分|points?|marks?|pts?))(?P<post>[.．:：、)）】\]〕]?)"
+                     r"|(?P<roman>[IVX]{1,5}|[\u2160-\u216b])(?P<dot>[.．、])|(?P<bullet>[•●▲■◆►▪])|(?P<bare>\d{1,2})(?=\s+[A-Z]))"
+                     r"(?:\s+|(?<=[.．:：、)）】\]〕])|(?=[\u3400-\u9fff]))")
+_ROMAN = {"I": 1, "V": 5, "X": 10}
+
+
+def _styled(line: str) -> tuple[str, int | None, int] | None:
+    """(the label's style, its number, its length) where ``line`` starts with a label of a
+    shape :data:`_STYLED` knows (a bare number before a capital: "15 A bag…"); None on
+    answer options ("A.4") and headers."""
+    match = _STYLED.match(line)
+    if match is None or is_options(line) or is_header(line):
+        return None
+    if match["bare"]:
+        return "bare", int(match["bare"]), match.end()
+    if match["bullet"]:
+        return match["bullet"], None, match.end()
+    if match["roman"]:
+        return "roman" + match["dot"], _roman(match["roman"]), match.end()
+    return match["pre"].strip() + "#" + match["post"], int(match["num"]), match.end()
+
+
+def _roman(numeral: str) -> int:
+    if "\u2160" <= numeral <= "\u216b":
+        return ord(numeral) - 0x215F
+    values = [_ROMAN[c] for c in numeral]
+    return sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
+
+
+def page_label_styles(lines: list[str]) -> frozenset[str]:
+    """The label styles that number a page's problems: a bullet that starts two or more of
+    its lines, or a numbered style (:func:`_styled`) that two lines use with numbers that
+    follow each other (A3 and A4): one line alone ("Day 1", "5 A flows…") numbers nothing."""
+    seen: dict[str, list[int | None]] = {}
+    for styled in filter(None, map(_styled, lines)):
+        seen.setdefault(styled[0], []).append(styled[1])
+    return frozenset(style for style, numbers in seen.items()
+                     if numbers[0] is None and len(numbers) >= 2 or any(n is not None and n + 1 in numbers for n in numbers))
+
+
+def styled_label(line: str, styles: frozenset[str]) -> tuple[int, int | None] | None:
+    """(length, number) of the label of a style the page uses (:func:`page_label_styles`)
+    that starts ``line`` where no rule knows it as a label (:data:`NUMBER`), else None."""
+    styled = _styled(line)
+    return (styled[2], styled[1]) if styled is not None and styled[0] in styles and not NUMBER.match(line) else None
 
 
 def label_number(line: str) -> int | None:

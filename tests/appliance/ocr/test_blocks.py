@@ -1,6 +1,7 @@
 """Blocks: where one problem ends and the next begins when the page gives weak cues."""
 
 import numpy as np
+import pytest
 
 from appliance.ocr.blocks import find_blocks
 from appliance.ocr.layout import TextBox
@@ -89,3 +90,18 @@ def test_a_problem_keeps_its_options_and_the_sentence_that_goes_on_after_them():
             ("4. Find the LCM of 24 and 36.", 420)]
     texts = [b.text for b in find_blocks(column(rows, 400), SIZE)]
     assert texts[0] == "3. Which of these is a prime number? A. 4   B. 6   C. 7   D. 9"
+
+
+@pytest.mark.parametrize("labels", [("A3 ", "A4 ", "A5 "), ("3.10 ", "3.11 ", "3.12 "), ("VI. ", "VII. ", "VIII. "), ("• ", "• ", "• ")])
+def test_problems_numbered_in_a_style_the_page_shows_twice_are_parted_and_lose_their_labels(labels):
+    rows = [(labels[0] + "What is 7 x 8?", 300), (labels[1] + FRAMED[0][0], 600), FRAMED[1],
+            (labels[2] + "Find the LCM of 24 and 36.", 450)]
+    layout = arrange_page(column(rows, 480 - 2 * PITCH), SIZE)
+    assert layout.text == "Solve 2x + 3 = 11 and check your answer by substitution."
+
+
+def test_a_row_after_an_answer_line_starts_a_problem_whose_number_was_lost():
+    # 「⑨」 read as 「回」 under 「答案：」: no given for the line ending in a colon
+    rows = [("⑧ 空气中体积分数约占 78% 的气体是什么？", 560), ("答案：", 90), ("回《孔乙己》的作者是谁？", 360), ("答案：", 90)]
+    layout = arrange_page(column(rows, 480 - 0.5 * PITCH), SIZE)
+    assert layout.text == "空气中体积分数约占 78% 的气体是什么？"

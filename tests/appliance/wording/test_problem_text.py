@@ -3,7 +3,7 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (label_near, label_number, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
+from appliance.wording.problem_text import (label_near, label_number, page_label_styles, styled_label, starts_answer, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
                                             is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_how_to_answer, without_working)
 
@@ -724,3 +724,41 @@ def test_a_problem_numbers_value_is_read_from_its_label(line, number):
 @pytest.mark.parametrize("line", ["三、解方程", "．解方程：2x + 3 = 11", "⑩⑥ 在等差数列中", "Solve 2x + 3 = 11.", ""])
 def test_a_label_that_does_not_say_its_number_has_no_value(line):
     assert label_number(line) is None
+
+
+@pytest.mark.parametrize(("lines", "style_of"), [
+    (["A9 计算：(-3)² - 2 × (-5)", "A10 What is the SI unit of force?"], "A10 What is the SI unit of force?"),
+    (["3.10 An object with a mass of 2 kg", "3.11 A bag contains 3 red balls"], "3.11 A bag contains 3 red balls"),
+    (["XV. Fill in the blank with \"since\" or \"for\"", "XVI. 把 0.75 化成最简分数。"], "XVI. 把 0.75 化成最简分数。"),
+    (["【例2】What is the basic unit of life?", "【例3】求 24 和 36 的最小公倍数。"], "【例3】求 24 和 36 的最小公倍数。"),
+    (["• What is the past participle of \"go\"?", "• 一幅地图的比例尺是 1:100000"], "• 一幅地图的比例尺是 1:100000"),
+    (["14 What is the sum of the interior angles?", "15 A bag contains 3 red balls", "16 How many moles?"], "15 A bag contains 3 red balls"),
+])
+def test_a_label_style_two_lines_number_in_turn_is_learned_from_the_page(lines, style_of):
+    styles = page_label_styles(lines)
+    length, _ = styled_label(style_of, styles)
+    assert style_of[length:].strip() and not style_of[length:].startswith(" ")
+
+
+@pytest.mark.parametrize("lines", [
+    ["Day 1 walked 5 km", "Then rested."],  # one line alone
+    ["[6 marks] Fill in the blank", "[7 marks] What is the past participle"],  # scores, no labels
+    ["⑦我国面积最大的高原是哪一个？（本", "题5分)", "⑧写出名词 tooth 的复数形式。（本", "题6分)"],
+    ["A.4 B.9", "A.5 B.6"],  # answer options
+    ["第1天走了 5 km，", "第2天走了 7 km。"],  # Chinese ordinals
+    ["is 3 times as long as", "is 4 times as long as"],  # a sentence's words
+    ["A3 What is 2 + 2?", "A7 What is 3 + 3?"],  # numbers that do not follow each other
+])
+def test_no_label_style_is_learned_without_two_labels_in_turn(lines):
+    styles = page_label_styles(lines)
+    assert all(styled_label(line, styles) is None for line in lines)
+
+
+def test_a_line_with_a_known_label_keeps_it_to_the_rules_that_know_it():
+    styles = page_label_styles(["14 What is the sum?", "15 A bag contains 3 red balls", "16 How many moles?"])
+    assert styled_label("14 What is the sum?", styles) is None  # strip_number knows "14 What"
+
+
+@pytest.mark.parametrize("line", ["答案：", "答案: ____", "Answer: ______", "答：____"])
+def test_an_answer_line_opens_the_answer_space(line):
+    assert starts_answer(line)
