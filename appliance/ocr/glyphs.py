@@ -14,6 +14,7 @@ one that goes on with the sentence above (:func:`blanks_beside`, on the page's p
 
 from __future__ import annotations
 
+import re
 import statistics
 from dataclasses import dataclass, replace
 
@@ -35,6 +36,7 @@ class GlyphParams:
     letters_above: float = 0.3  # a blank's line has letters above at most this share of its length
     between_share: float = 0.75  # between two characters read with a space, the line is this share of min_blank_px
     unspaced_share: float = 1.5  # ...and this share where no space was read between them
+    latin_share: float = 1.0  # ...or this share between two Latin words ("Heto" for "He ___ to")
     raised: float = 0.55  # a superscript's ink ends above this share of the letters' height (from the top)
     lowered: float = 0.45  # a subscript's ink starts below this share
 
@@ -116,12 +118,14 @@ def drawn_blanks(text: str, spans: list[tuple[int, int]], ink: np.ndarray, param
     """Spaces between two characters, over a gap with a line drawn low across it → ``____``."""
     out, i = [], 0
     unspaced = _drawn_lines(ink, int(params.min_blank_px * params.unspaced_share), params)
+    latin = _drawn_lines(ink, int(params.min_blank_px * params.latin_share), params)
     while i < len(text):
         if text[i] != " " or not out:
-            # no space read at all over a long drawn line: looked for between the middles of
-            # the characters either side of it (their spans meet in the gap)
-            if i and unspaced and text[i - 1] not in " _＿" and text[i] not in "_＿" \
-                    and _lies_within(unspaced, _middle(spans[i - 1]), _middle(spans[i]) + 1):
+            # no space read at all over a long drawn line (shorter between two Latin words):
+            # looked for between the middles of the characters either side of it
+            lines = latin if _LATIN_WORDS.match(text, max(0, i - 2)) and i >= 2 else unspaced
+            if i and lines and text[i - 1] not in " _＿" and text[i] not in "_＿" \
+                    and _lies_within(lines, _middle(spans[i - 1]), _middle(spans[i]) + 1):
                 out.append(f" {BLANK} ")
             out.append(text[i])
             i += 1
@@ -136,6 +140,10 @@ def drawn_blanks(text: str, spans: list[tuple[int, int]], ink: np.ndarray, param
             out.append(text[i:j])
         i = j
     return "".join(out)
+
+
+# Two letters (or a colon or quote) before the gap and two after: "He|to", '"an":|university'.
+_LATIN_WORDS = re.compile(r"(?:[A-Za-z]{2}|.[:：\"])[A-Za-z]{2}")
 
 
 def _middle(span: tuple[int, int]) -> int:

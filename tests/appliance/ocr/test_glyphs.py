@@ -254,6 +254,25 @@ def test_a_drawn_line_with_no_space_read_over_it_is_a_blank():
     assert refine(reading, crop(320)).text == "Heto"  # no line drawn: nothing added
 
 
+def test_a_short_drawn_line_between_two_latin_words_read_as_one_is_a_blank():
+    # "He ___ to" read "Heto" over a line of 48 px (a short blank: three underscores)
+    image = crop(320)
+    ink(image, (10, 38), (10, 40))  # "He"
+    ink(image, (40, 43), (70, 118))  # the line
+    ink(image, (10, 38), (140, 170))  # "to"
+    assert refine(Reading("Heto", 0.9, (step(16), step(34), step(146), step(164))), image).text == "He ____ to"
+
+
+def test_a_short_drawn_line_inside_a_word_or_between_chinese_characters_is_no_blank():
+    # the line is as long as 一's stroke: only between two Latin words is it taken for a blank
+    image = crop(320)
+    ink(image, (10, 38), (10, 40))
+    ink(image, (40, 43), (70, 118))
+    ink(image, (10, 38), (140, 170))
+    assert refine(Reading("哪条", 0.9, (step(24), step(154))), image).text == "哪条"
+    assert refine(Reading("goes", 0.9, (step(24), step(146), step(156), step(166))), image).text == "goes"  # "g" alone before it
+
+
 def test_a_shadow_across_the_line_is_paper_not_ink():
     # the paper darkens from 250 at the right to 150 at the left; the ink is 60 darker
     image = crop(320)
