@@ -57,6 +57,10 @@ class BlockParams:
     # gutter with a rule in it can be left a fifth of a line height), where the lines of one
     # side do not all reach it
     flush_gutter: float = 0.1
+    # ...or none, the boxes of two columns overlapping by up to this (the detector's margins
+    # round the ink), where it parted this many rows at the gutter and no box runs across it
+    overlap_gutter: float = 0.9
+    parted_rows: int = 3
     continuation_gap: float = 3.0  # an unnumbered region this close below a problem continues it
     edge_margin: float = 4.0  # pixels from the frame edge that count as touching it
     mark_gap: float = 1.0  # a mark is this many line heights away from other text on its row
@@ -655,7 +659,21 @@ def _page_gutters(rows: list[list[TextBox]], unit: float, params: BlockParams) -
         if found and len(gutters) <= len(found):
             break
         found = gutters if len(gutters) > len(found) else found
-    return found
+    return found or _overlapping_gutter(rows, unit, params)
+
+
+def _overlapping_gutter(rows: list[list[TextBox]], unit: float, params: BlockParams) -> Gutters:
+    """Two columns with no empty gutter between their boxes (a narrow one, under the margins
+    the detector leaves round the ink): ``parted_rows`` rows parted there into words on
+    either side, and not every row reaching it (:func:`_flush`: lines found in two pieces).
+    The gutter is (the left column's right end, the right one's left start)."""
+    columns = split_columns([b for row in rows for b in row], unit, params, params.narrow_rows, -params.overlap_gutter)
+    if columns is None or len(columns) != 2 or _flush(*columns, params.gutter * unit) \
+            or not all(statistics.median(len(b.text.replace(" ", "")) for b in c) >= 5 for c in columns):
+        return ()
+    left = {id(b) for b in columns[0]}
+    parted = sum(any(id(b) in left for b in row) and not all(id(b) in left for b in row) for row in rows)
+    return ((max(b.right for b in columns[0]), min(b.left for b in columns[1])),) if parted >= params.parted_rows else ()
 
 
 def _gutters(rows: list[list[TextBox]], unit: float, params: BlockParams) -> Gutters:
@@ -701,7 +719,7 @@ def _flush(left: list[TextBox], right: list[TextBox], reach: float) -> bool:
 def parted_at_gutter(box: TextBox, gutters: Gutters) -> list[TextBox]:
     """A box the detector ran across a gutter over two columns' lines, parted at the gutter
     where a problem's label starts there (:func:`label_near`); else the box."""
-    for start, end in gutters:
+    for start, end in (sorted(gutter) for gutter in gutters):  # (from, to), or (to, from) where boxes overlap it
         if not (box.left < start and box.right > end):
             continue
         cut = label_near(box.text, ((start + end) / 2 - box.left) / (box.right - box.left))

@@ -24,6 +24,7 @@ import numpy as np
 
 from appliance.ocr.geometry import quad_size
 from appliance.ocr.result import OcrLine
+from appliance.wording.problem_text import join
 
 
 @dataclass(frozen=True)
@@ -162,23 +163,3 @@ def merge_row(row: list[TextBox]) -> tuple[OcrLine, tuple[float, float, float]]:
     confidence = float(np.average([b.confidence for b in row], weights=chars))
     line = OcrLine(text, confidence, ((x0, y0), (x1, y0), (x1, y1), (x0, y1)))
     return line, (y0, y1, row_height(row))
-
-
-def join(left: str, right: str) -> str:
-    """Concatenate two pieces of one sentence: a space only between Latin words/numbers/blanks."""
-    if not left or not right:
-        return left + right
-    if ends_word(left[-1]) and starts_word(right[0]) and left[-1] + right[0] != "__":  # one blank found twice
-        return f"{left} {right}"
-    return left + right
-
-
-OPERATORS = "+-=<>×÷±≤≥"
-
-
-def ends_word(ch: str) -> bool:
-    return (ch.isascii() and (ch.isalnum() or ch in ".,;:!?%)'\"_")) or ch in OPERATORS
-
-
-def starts_word(ch: str) -> bool:
-    return (ch.isascii() and (ch.isalnum() or ch in "('\"$_")) or ch in OPERATORS

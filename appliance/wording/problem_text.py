@@ -229,6 +229,26 @@ def styled_label(line: str, styles: frozenset[str]) -> tuple[int, int | None] | 
     return (styled[2], styled[1]) if styled is not None and styled[0] in styles and not NUMBER.match(line) else None
 
 
+def join(left: str, right: str) -> str:
+    """Concatenate two pieces of one sentence: a space only between Latin words/numbers/blanks."""
+    if not left or not right:
+        return left + right
+    if ends_word(left[-1]) and starts_word(right[0]) and left[-1] + right[0] != "__":  # one blank found twice
+        return f"{left} {right}"
+    return left + right
+
+
+OPERATORS = "+-=<>×÷±≤≥"
+
+
+def ends_word(ch: str) -> bool:
+    return (ch.isascii() and (ch.isalnum() or ch in ".,;:!?%)'\"_")) or ch in OPERATORS
+
+
+def starts_word(ch: str) -> bool:
+    return (ch.isascii() and (ch.isalnum() or ch in "('\"$_")) or ch in OPERATORS
+
+
 def label_number(line: str) -> int | None:
     """What the problem number that starts ``line`` counts (「9．」 "Question 9" "(9)" ⑨: 9),
     or None: no number, or one that does not say (「三、」, a dot whose digits were lost, a

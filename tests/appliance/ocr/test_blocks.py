@@ -105,3 +105,35 @@ def test_a_row_after_an_answer_line_starts_a_problem_whose_number_was_lost():
     rows = [("⑧ 空气中体积分数约占 78% 的气体是什么？", 560), ("答案：", 90), ("回《孔乙己》的作者是谁？", 360), ("答案：", 90)]
     layout = arrange_page(column(rows, 480 - 0.5 * PITCH), SIZE)
     assert layout.text == "空气中体积分数约占 78% 的气体是什么？"
+
+
+def two_columns_overlapping(left_rows: int = 5) -> list[TextBox]:
+    """A page of two columns with a gutter narrower than the detector's margins: the left
+    column's boxes (cut by the frame's left side) end past where the right column's start."""
+    left = [box(text, 0, 240 + i * PITCH, width) for i, (text, width) in enumerate(
+        [("元，打八折出售，现价是多少元？", 425), ("What is the sum of the", 425), ("interior angles of a hexagon?", 260),
+         ("一个长方形的长是 8 厘米，宽", 425), ("是 5 厘米，它的周长是多少？", 300), ("Find the LCM of 24 and 36.", 425)][:left_rows])]
+    right = [box(text, 400, 240 + i * PITCH, 380) for i, text in enumerate(
+        ["5．一个直角三角形的两条直角边", "分别是 6 和 8，求斜边的长。", "6．豌豆的高茎（D）对矮茎（d）为显", "性，基因型为 Dd 的豌豆与基因型",
+         "为 dd 的豌豆杂交，子代中矮茎所", "占的比例是多少？"])]
+    return left + right
+
+
+def test_two_columns_whose_boxes_overlap_at_a_narrow_gutter_are_read_apart():
+    layout = arrange_page(two_columns_overlapping(), SIZE)
+    assert layout.text == "豌豆的高茎（D）对矮茎（d）为显性，基因型为 Dd 的豌豆与基因型为 dd 的豌豆杂交，子代中矮茎所占的比例是多少？"
+
+
+def test_problem_numbers_hung_left_of_their_lines_are_no_column():
+    numbers = [box(f"{n}.", 150, 300 + i * 2 * PITCH, 40) for i, n in enumerate(range(3, 8))]
+    lines = [box(text, 180, 300 + i * PITCH, 560) for i, text in enumerate(
+        ["What is the sum of the interior", "angles of a hexagon?", "Find the LCM of 24 and 36 and", "show your working.",
+         "Write 3/4 as a decimal and as", "a percentage.", "Round 3.46 to one decimal", "place.", "Solve 2x + 3 = 11.", "Check it."])]
+    assert len(find_blocks(numbers + lines, SIZE)) == 5
+
+
+def test_lines_parted_at_one_place_under_a_line_across_it_are_one_column():
+    rows = two_columns_overlapping()
+    rows.append(box("Read each problem carefully and write your answers in the spaces given.", 0, 240 + 6 * PITCH, 780))
+    texts = [b.text for b in find_blocks(rows, SIZE)]
+    assert not any(t.startswith("5．") for t in texts)  # the right side's lines are not a column of their own
