@@ -183,7 +183,7 @@ def continues_quantity(above: str, line: str) -> bool:
 # or a chapter's "3." before a number ("A3", "3.10", "Aufgabe 2", 「【例2】」), a Roman
 # numeral with its dot ("VI."), a bullet, or a bare number before a capital; not a score ("[6 marks]", 「题5分)」).
 _STYLED = re.compile(r"^\s*(?:(?P<pre>(?![a-z])[A-Za-z]{1,10}\s?|[【\[〔#№]\s*[^\W\d_]{0,3}|\d{1,2}\.)(?P<num>\d{1,3})(?!\s*(?i:分|points?|marks?|pts?))(?P<post>[.．:：、)）】\]〕]?)"
-                     r"|(?P<roman>[IVX]{1,5}|[\u2160-\u216b])(?P<dot>[.．、])|(?P<bullet>[•●▲■◆►▪])|(?P<bare>\d{1,2})(?=\s+[A-Z]))"
+                     r"|(?P<roman>[IVX]{1,5}|[\u2160-\u216b][IVX]{0,3})(?P<dot>[.．、])|(?P<bullet>[•●▲■◆►▪])|(?P<bare>\d{1,2})(?=\s+[A-Z]))"
                      r"(?:\s+|(?<=[.．:：、)）】\]〕])|(?=[\u3400-\u9fff]))")
 _ROMAN = {"I": 1, "V": 5, "X": 10}
 
@@ -205,9 +205,8 @@ def _styled(line: str) -> tuple[str, int | None, int] | None:
 
 
 def _roman(numeral: str) -> int:
-    if "\u2160" <= numeral <= "\u216b":
-        return ord(numeral) - 0x215F
-    values = [_ROMAN[c] for c in numeral]
+    """A Roman numeral's value, also one read as a numeral character and letters ("ⅡI." for "III.")."""
+    values = [ord(c) - 0x215F if c > "\u2000" else _ROMAN[c] for c in numeral]
     return sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
 
 

@@ -730,6 +730,8 @@ def test_a_label_that_does_not_say_its_number_has_no_value(line):
     (["A9 计算：(-3)² - 2 × (-5)", "A10 What is the SI unit of force?"], "A10 What is the SI unit of force?"),
     (["3.10 An object with a mass of 2 kg", "3.11 A bag contains 3 red balls"], "3.11 A bag contains 3 red balls"),
     (["XV. Fill in the blank with \"since\" or \"for\"", "XVI. 把 0.75 化成最简分数。"], "XVI. 把 0.75 化成最简分数。"),
+    (["I. What is 7 x 8?", "ⅡI. 空气中体积分数约占 78% 的气体是什么？", "IV. Find the LCM of 24 and 36."],
+     "ⅡI. 空气中体积分数约占 78% 的气体是什么？"),  # "III." read as a numeral character and letters
     (["【例2】What is the basic unit of life?", "【例3】求 24 和 36 的最小公倍数。"], "【例3】求 24 和 36 的最小公倍数。"),
     (["• What is the past participle of \"go\"?", "• 一幅地图的比例尺是 1:100000"], "• 一幅地图的比例尺是 1:100000"),
     (["14 What is the sum of the interior angles?", "15 A bag contains 3 red balls", "16 How many moles?"], "15 A bag contains 3 red balls"),
