@@ -118,12 +118,16 @@ def drawn_blanks(text: str, spans: list[tuple[int, int]], ink: np.ndarray, param
     """Spaces between two characters, over a gap with a line drawn low across it → ``____``."""
     out, i = [], 0
     unspaced = _drawn_lines(ink, int(params.min_blank_px * params.unspaced_share), params)
-    latin = _drawn_lines(ink, int(params.min_blank_px * params.latin_share), params)
+    latin, least = None, int(params.min_blank_px * params.latin_share)
     while i < len(text):
         if text[i] != " " or not out:
-            # no space read at all over a long drawn line (shorter between two Latin words):
+            # no space read at all over a long drawn line (shorter between two Latin words set
+            # that far apart: looked for only there, most rows of a crop have that much ink):
             # looked for between the middles of the characters either side of it
-            lines = latin if _LATIN_WORDS.match(text, max(0, i - 2)) and i >= 2 else unspaced
+            lines = unspaced
+            if i >= 2 and _middle(spans[i]) - _middle(spans[i - 1]) >= least and _LATIN_WORDS.match(text, i - 2):
+                latin = _drawn_lines(ink, least, params) if latin is None else latin
+                lines = latin
             if i and lines and text[i - 1] not in " _＿" and text[i] not in "_＿" \
                     and _lies_within(lines, _middle(spans[i - 1]), _middle(spans[i]) + 1):
                 out.append(f" {BLANK} ")
