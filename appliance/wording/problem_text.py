@@ -224,7 +224,7 @@ def page_label_styles(lines: list[str]) -> frozenset[str]:
 def styled_label(line: str, styles: frozenset[str]) -> tuple[int, int | None] | None:
     """(length, number) of the label of a style the page uses (:func:`page_label_styles`)
     that starts ``line`` where no rule knows it as a label (:data:`NUMBER`), else None."""
-    styled = _styled(line)
+    styled = _styled(line) if styles else None
     return (styled[2], styled[1]) if styled is not None and styled[0] in styles and not NUMBER.match(line) else None
 
 
