@@ -38,7 +38,8 @@ from appliance.wording.problem_text import (NUMBER, PART, SCORE, TOP_LEVEL, brac
                                             next_own_style_part, starts_problem, table_before_parts, top_level_count, starts_sub_questions, stem_asks, strip_number, strip_ticks,
                                             without_working)
 
-#: Column gutters of a page: (x from, x to) of each, left to right, on the levelled page.
+#: Column gutters of a page: (x from, x to) of each, left to right, on the levelled page
+#: (the other way round where the columns' boxes overlap it: :func:`_overlapping_gutter`).
 Gutters = tuple[tuple[float, float], ...]
 
 
