@@ -122,10 +122,12 @@ def drawn_blanks(text: str, spans: list[tuple[int, int]], ink: np.ndarray, param
     while i < len(text):
         if text[i] != " " or not out:
             # no space read at all over a long drawn line (shorter between two Latin words set
-            # that far apart: looked for only there, most rows of a crop have that much ink):
+            # far enough apart: looked for only there, most rows of a crop have that much ink):
             # looked for between the middles of the characters either side of it
             lines = unspaced
-            if i >= 2 and _middle(spans[i]) - _middle(spans[i - 1]) >= least and _LATIN_WORDS.match(text, i - 2):
+            # (a line of ``least`` columns lies mostly between the two middles only if they are
+            # half that far apart: :func:`_lies_within`)
+            if i >= 2 and 2 * (_middle(spans[i]) - _middle(spans[i - 1]) + 1) >= least and _LATIN_WORDS.match(text, i - 2):
                 latin = _drawn_lines(ink, least, params) if latin is None else latin
                 lines = latin
             if i and lines and text[i - 1] not in " _＿" and text[i] not in "_＿" \
