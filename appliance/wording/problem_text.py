@@ -70,12 +70,15 @@ _CUT_LATIN = (r"(?:(?:u?estion|r?oblem|x?ercise|xample)\s*\d{1,3}\s*[.:：)](?=\
 # A part's letter ("a)" "(b)"): the problems under a lead-in (:func:`is_lead_in`) are
 # lettered on some sheets.
 _LETTER_PART = r"(?:[（(]\s*[a-h]\s*[)）]|[a-h]\s*[)）])(?=\s*[A-Z\u4e00-\u9fff])"
-NUMBER = re.compile(rf"^\s*(?:{_DOTTED}|{_BARE}|{_LOST_DIGITS}|{_BRACKETED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN}"
+# The leading spaces are taken at once (possessive): no label starts with a space, and a
+# lookahead in a label (a score note after it) would otherwise scan a long run of spaces
+# again from each of its starts.
+NUMBER = re.compile(rf"^\s*+(?:{_DOTTED}|{_BARE}|{_LOST_DIGITS}|{_BRACKETED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN}"
                     rf"|{_LABEL_BEFORE_NOTE}|{_CUT_LATIN}|{_LETTER_PART})")
-TOP_LEVEL = re.compile(rf"^\s*(?:{_DOTTED}|{_BARE}|{_LOST_DIGITS}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN}"
+TOP_LEVEL = re.compile(rf"^\s*+(?:{_DOTTED}|{_BARE}|{_LOST_DIGITS}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN}"
                        rf"|{_LABEL_BEFORE_NOTE}|{_CUT_LATIN})")
-SUB_LEVEL = re.compile(rf"^\s*{_BRACKETED}")
-PART = re.compile(rf"^\s*(?:{_BRACKETED}|{_LETTER_PART})")
+SUB_LEVEL = re.compile(rf"^\s*+{_BRACKETED}")
+PART = re.compile(rf"^\s*+(?:{_BRACKETED}|{_LETTER_PART})")
 
 # Before the problem, perhaps after the label's colon, also a note that lost its opening
 # bracket (「2、3分)计算…」); at the end that would take 「（用时10分）」 apart.

@@ -764,3 +764,12 @@ def test_a_line_with_a_known_label_keeps_it_to_the_rules_that_know_it():
 @pytest.mark.parametrize("line", ["答案：", "答案: ____", "Answer: ______", "答：____"])
 def test_an_answer_line_opens_the_answer_space(line):
     assert starts_answer(line)
+
+
+def test_a_long_run_of_spaces_before_a_line_is_passed_over_once():
+    # The label patterns' leading spaces are taken at once (possessive): a score note's
+    # lookahead had scanned 20,000 spaces again from each start of the run, 2.5 s a line.
+    from appliance.wording.problem_text import NUMBER, PART, SUB_LEVEL, TOP_LEVEL
+    assert all(p.pattern.startswith(r"^\s*+") for p in (NUMBER, TOP_LEVEL, SUB_LEVEL, PART))
+    assert label_number(" " * 20_000 + "9．解方程：2x + 3 = 11") == 9
+    assert label_number(" " * 20_000 + "Task 3 (5 points) Find x.") == 3  # the label the score note's lookahead finds
