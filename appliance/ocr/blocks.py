@@ -21,7 +21,6 @@
 from __future__ import annotations
 
 import math
-import re
 import statistics
 from dataclasses import dataclass, replace
 
@@ -29,8 +28,8 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (NUMBER, PART, SCORE, TOP_LEVEL, bracketed_number, brackets_number_problems, ends_formula,
-                                            ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, is_annotation, is_caption,
+from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
+                                            ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, finishes, is_annotation, is_caption,
                                             is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
                                             is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_section_label, is_signed_score, is_stray, label_number, page_label_styles, styled_label,
@@ -47,6 +46,7 @@ Gutters = tuple[tuple[float, float], ...]
 class BlockParams:
     problem_gap: float = 0.9  # empty line heights that separate two regions
     gutter: float = 1.5  # empty line heights that separate two columns
+    blank_reach: float = 3.0  # ...unless a blank read between two boxes of a row fills it, up to this long
     column_rows: int = 3  # a gutter down the whole page has this many rows on either side...
     # ...under up to this many rows at the top (a title, a textbook's lines of reading) that may run across it
     spanning_rows: int = 6
@@ -193,8 +193,8 @@ def split_off_figure(block: Block) -> list[Block]:
     labels or cells at its end (:func:`reads_as_figure`) are a block of their own, no problem.
     A problem that speaks of a figure (「根据下表…」, "as shown") keeps them."""
     end = len(block.rows)
-    while end > 0 and (reads_as_figure(block.rows[end - 1]) or _ARROWS.match(block.rows[end - 1].text)
-                       or end < len(block.rows) and axis_end(block.rows[end - 1])):
+    while end > 0 and (reads_as_figure(block.rows[end - 1]) or is_arrow(block.rows[end - 1].text)
+                       or axis_end(block.rows[end - 1]) and (end < len(block.rows) or has_arrow(block.rows[end - 1].text))):
         if end > 1 and leaves_bracket_open(block.rows[end - 2].text):
             break  # the row closes the bracket its problem left open (「…（π取」 「3.14)（）」)
         end -= 1
@@ -209,24 +209,19 @@ def split_off_figure(block: Block) -> list[Block]:
 
 def reads_as_figure(row: Row) -> bool:
     """A row of a figure's labels or a table's cells (two or more short pieces set apart, not
-    answer options), an axis's figures read as one piece ("2 3 4", "-2 -1 0 1"), or a caption."""
+    answer options), an axis's figures or a drawing's letters read as one piece ("2 3 4",
+    "-2 -1 0 1", "R S"), or a caption."""
     if is_caption(row.text):
         return True
-    if len(row.pieces) == 1 and _AXIS_FIGURES.match(row.text):
+    if len(row.pieces) <= 1 and reads_as_drawing(row.text):
         return True
     return len(row.pieces) >= 2 and all(map(is_label, row.pieces)) and not is_options(row.text)
 
 
-_AXIS_FIGURES = re.compile(r"^\s*-?\d{1,3}(?:\s+-?\d{1,3}){2,}\s*$")
-# An axis's arrow alone on its row, the last of the figure below a problem ("→").
-_ARROWS = re.compile(r"^\s*[↑→←↓]+\s*$")
-_AXIS_END = re.compile(r"^\s*(?:[↑→]\s*[A-Za-z]|[A-Za-z]?\s*[↑→]|\d{1,2}\s*[A-Za-z])\s*$")
-
-
 def axis_end(row: Row) -> bool:
     """One short piece that ends a figure's axis ("↑y", "4y", "x→"): above the figure's other
-    rows, it is the figure's too."""
-    return len(row.pieces) == 1 and _AXIS_END.match(row.text) is not None
+    rows, or with its arrow read, it is the figure's too."""
+    return len(row.pieces) == 1 and ends_axis(row.text)
 
 
 def split_after_options(block: Block) -> list[Block]:
@@ -338,7 +333,7 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float) -> list[Block
         spaced = (row.top - above.bottom >= least or _pitch(above, row) >= farther) and finished
         # its options, its (1), or a table between it and its (1)
         parts_of_it = is_options(row.text) or starts_sub_questions(row.text) or table_before_parts(r.text for r in block.rows[i:])
-        if (spaced or ends_with_score(without_working(above.text))) and not parts_of_it:
+        if (spaced or (ends_with_score(without_working(above.text)) and not marks_column(above))) and not parts_of_it:
             if not spaced and ends_question(strip_number(above.text)):
                 answers.add(len(parts))
             parts.append([row])
@@ -351,6 +346,13 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float) -> list[Block
     blocks = [Block(tuple(p), False, block.numbered and not (i in answers and not any(reads_as_question(r.text) for r in p)),
                     touches_edge(p)) for i, p in enumerate(parts)]
     return blocks[:1] + [part for b in blocks[1:] for part in _figures_apart(b)]
+
+
+def marks_column(row: Row) -> bool:
+    """The row's last box is a score note alone, after words that go on (「【4】写出实验室用
+    过氧化氢溶　　【3分】」): the note stands in a marks column beside the problem's first
+    line, and the problem goes on below it."""
+    return len(row.pieces) > 1 and is_score_only(row.pieces[-1]) and not finishes(" ".join(row.pieces[:-1]))
 
 
 def _figures_apart(block: Block) -> list[Block]:
@@ -754,8 +756,23 @@ def split_columns(boxes: list[TextBox], unit: float, params: BlockParams, rows: 
     scores set apart from the text (a teacher's "+5" in the margin) are no column: they go
     with the nearer one."""
     width = params.gutter if gutter is None else gutter
-    columns = with_annotations_joined(split_spans(boxes, lambda b: (b.left, b.right), width * unit))
+    spans = blank_filled_spans(boxes, params.blank_reach * unit)
+    columns = with_annotations_joined(split_spans(boxes, lambda b: spans[id(b)], width * unit))
     return columns if len(columns) > 1 and all(_word_rows(c) >= rows for c in columns) else None
+
+
+def blank_filled_spans(boxes: list[TextBox], reach: float) -> dict[int, tuple[float, float]]:
+    """Each box's span across the page, reaching the next box of its row up to ``reach``
+    away where the blank drawn between them was read (:data:`BLANK` at the end of one or
+    the start of the other): the line goes on over the blank ("…or \"an\": ____" ␣
+    "university"), no gutter. Farther, or before a number, it is a gutter after a blank."""
+    spans = {id(b): (b.left, b.right) for b in boxes}
+    for box in boxes:
+        after = min((o for o in boxes if o.left >= box.right and same_row(box, o)), key=lambda o: o.left, default=None)
+        if after is not None and after.left - box.right <= reach and not TOP_LEVEL.match(after.text) \
+                and (box.text.rstrip().endswith(BLANK) or after.text.lstrip().startswith(BLANK)):
+            spans[id(box)] = (box.left, after.left)
+    return spans
 
 
 def with_annotations_joined(columns: list[list[TextBox]]) -> list[list[TextBox]]:
@@ -914,6 +931,8 @@ def touches_edge(rows: list[Row]) -> bool:
 def _whole_before_edge(row: Row) -> bool:
     """A row that runs to the frame's right side only with writing after its problem's end
     (「…求A∩B。由既属于A又」, the student's working in the box of the print): the problem
-    itself ends in the frame."""
+    itself ends in the frame; or only with a score note cut off (「…的阻值。(3」, a marks
+    column's 「(2分」)."""
     kept = without_working(row.text)
-    return row.sides == {"right"} and kept != row.text and ends_sentence(kept)
+    return row.sides == {"right"} and ((kept != row.text and ends_sentence(kept))
+                                       or cut_score_note(row.text, row.pieces[-1] if row.pieces else row.text) is not None)

@@ -14,13 +14,12 @@ student aimed at it, and it is chosen.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, replace
 
-from appliance.ocr.blocks import Block, reads_as_figure
+from appliance.ocr.blocks import Block, Row, marks_column, reads_as_figure, touches_edge
 from appliance.ocr.layout import join
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (blanks, speaks_of_figure, element_symbols, is_options, reads_as_question, says_how_to_answer,
+from appliance.wording.problem_text import (blanks, cut_score_note, says_something, speaks_of_figure, element_symbols, is_hint, is_options, reads_as_question, says_how_to_answer,
                                             starts_sub_questions, stem_asks, strip_number, table_before_parts, without_answer_bracket,
                                             without_how_to_answer, without_stars, without_sub_questions, without_working)
 
@@ -57,11 +56,6 @@ def select_problem(blocks: list[Block], size: tuple[int, int], params: SelectPar
     return Selection(problem_text(chosen), tuple(r.line for r in chosen.rows), page_text, choices)
 
 
-# A problem says something: two letters or characters, or a sum to work out. Figures
-# alone ("136 (8720)", a figure's labels or a scale read as a numbered line, "↑y 0") are none.
-_SAYS = re.compile(r"[A-Za-z\u3400-\u9fff].*[A-Za-z\u3400-\u9fff]|[=+×÷?？_＿]")
-
-
 def candidates(blocks: list[Block], params: SelectParams) -> list[Block]:
     """Complete problems (a problem says something: figures alone are a figure's labels, and
     answer options alone the options of a problem above the frame's edge);
@@ -70,12 +64,18 @@ def candidates(blocks: list[Block], params: SelectParams) -> list[Block]:
     know, a caption) is not a problem while a numbered one is in frame, unless it reads as
     a question (:func:`reads_as_question`): a problem whose number was not read (a circle
     drawn round it, a faint print)."""
-    problems = [b for b in blocks if not b.header and not is_options(b.rows[0].text) and says_something(problem_text(b), params)]
-    complete = [b for b in problems if not b.cut]
+    problems = [b for b in blocks if not b.header and not is_options(b.rows[0].text) and says_something(problem_text(b), params.min_chars)]
+    complete = [b for b in problems if not b.cut or not touches_edge(_stem(b))]
     numbered = [b for b in complete if b.numbered or reads_as_question(b.text)]
     if not any(b.numbered for b in numbered):
         numbered = []
     return numbered or complete or problems or [b for b in blocks if not b.header] or blocks
+
+
+def _stem(block: Block) -> list[Row]:
+    """The block's rows before its answer options: the frame may cut the options and not the problem."""
+    options = next((i for i, row in enumerate(block.rows) if i and is_options(row.text)), len(block.rows))
+    return list(block.rows[:options])
 
 
 def rank(blocks: list[Block], size: tuple[int, int], page: list[Block] | None = None) -> list[tuple[float, Block]]:
@@ -105,11 +105,6 @@ def _centre_beside(block: Block, page: list[Block], width: int) -> bool:
                for o in page if o is not block)
 
 
-def says_something(text: str, params: SelectParams) -> bool:
-    """Enough text (``min_chars``: not a page number or a stray letter) that is not figures alone."""
-    return len(text.replace(" ", "")) >= params.min_chars and _SAYS.search(text) is not None
-
-
 def _holds_centre(block: Block, size: tuple[int, int]) -> bool:
     """The frame's centre lies within the block's rectangle."""
     x0, y0, x1, y1 = block.bounds
@@ -124,9 +119,9 @@ def problem_text(block: Block) -> str:
     table's rows after a stem that asks and does not speak of it ("65 33"), or empty answer bracket (「（　）」) at its end."""
     text = ""
     for i, row in enumerate(block.rows):
-        row = replace(row, line=replace(row.line, text=row.text[row.label:])) if row.label else row  # "A3", "VI."
+        row = _printed_problem(row, i + 1 < len(block.rows))
         rest = (r.text for r in block.rows[i:])  # read only as far as a table goes
-        if i and (is_options(row.text) or ((starts_sub_questions(row.text) or table_before_parts(rest)) and stem_asks(text))):
+        if i and (is_options(row.text) or is_hint(row.text) or ((starts_sub_questions(row.text) or table_before_parts(rest)) and stem_asks(text))):
             break
         if not says_how_to_answer(row.text) and not (i and reads_as_figure(row) and stem_asks(text) and not speaks_of_figure(text)):
             text = join(text, row.text)  # a table's row after a stem that asks is no part of it
@@ -134,3 +129,15 @@ def problem_text(block: Block) -> str:
     # the answer bracket first: a score note before it ends the problem (「…S₁₀。(本题4分) （ ）」)
     text = element_symbols(blanks(strip_number(without_answer_bracket(without_sub_questions(text)))))
     return without_answer_bracket(without_working(without_stars(text)))
+
+
+def _printed_problem(row: Row, more: bool) -> Row:
+    """The row without its label in a style the page uses ("A3", "VI."), a score note in a
+    marks column beside it (:func:`marks_column`: when ``more`` rows follow) and a score
+    note cut off by the frame's right side."""
+    text = row.text[row.label:]
+    if more and marks_column(row):
+        text = text[:text.rindex(row.pieces[-1])]
+    if "right" in row.sides and (at := cut_score_note(text, row.pieces[-1] if row.pieces else text)) is not None:
+        text = text[:at]
+    return row if text == row.text else replace(row, line=replace(row.line, text=text.rstrip()))

@@ -323,15 +323,17 @@ def is_header(line: str) -> bool:
 
 
 # An instruction that only leads in to the parts below it: 「解答下列各题。」 「按要求完成下列各题」
-# 「五、回答下列问题：」 「计算下列各式」 「解下列方程」, "Answer the following questions.",
-# "Section 6: Choose the best answer.", "Part B Short answer questions".
+# 「五、回答下列问题：」 「计算下列各式」 「解下列方程」 「根据所学知识回答：」, "Answer the following
+# questions.", "Answer these questions.", "Section 6: Choose the best answer.", "Part B Short
+# answer questions".
 _LEAD_IN = re.compile(
     r"^(?:[^？?。，,]{0,10}(?:下列|下面|以下)[^？?。]{0,10}?(?:各?小?题|问题|题目|各式|算式|方程组?|不等式组?)"
-    r"|请?(?:将|把)?答案(?:写|填)在[^？?]{0,12}"
+    r"|请?(?:将|把)?答案(?:写|填)在[^？?]{0,12}|(?:根据所学(?:的)?(?:知识)?|请)?(?:回答|解答|作答)(?:问题)?"
     r"|(?i:(?:(?:section|part)\s+[A-Z\d]{1,3}\s*[:.．]?\s*)?"
     r"(?:(?:answer|complete|solve|do|work\s+out|read|choose|fill\s+in|simplify|calculate|compute|evaluate|factori[sz]e)"
     r"\b[^?]{0,30}\bthe\s+following\b[^?]{0,25}"
     r"|choose\s+the\s+(?:best|correct|right)\s+answers?(?:\s+for\s+each\s+question)?"
+    r"|(?:answer|complete|do|try)\s+(?:these|the|all\s+(?:of\s+)?(?:these|the))\s+questions(?:\s+below)?"
     r"|(?:answer|attempt)\s+all\s+(?:the\s+)?questions\b[^?]{0,30}|show\s+all\s+(?:of\s+)?your\s+work(?:ing)?\b[^?]{0,20}"
     r"|(?:short|long)[\s-]+answer(?:\s+questions)?|multiple[\s-]+choice(?:\s+questions)?)))"
     r"\s*[。.:：]?\s*$")
@@ -444,6 +446,16 @@ _HOW_TO_ANSWER = (
     r"|列式计算|列出算式|代入数据求解|求出结果|检验(?:你的)?(?:答案|结果)(?:是否正确)?")
 _HOW_TO_PART = re.compile(rf"\s*(?:{_BRACKETED}|{_LETTER_PART}|[①-⑩])?\s*(?:{_HOW_TO_ANSWER})\s*[.;:。；，,！!]?\s*")
 _PART_LABEL = re.compile(rf"{_BRACKETED}|{_LETTER_PART}|[①-⑩]")
+
+
+# A hint printed under a problem (「提示：本题考查…」, "Hint: draw a diagram.", 【点拨】):
+# it helps with the problem and is no part of what the student asks.
+_HINT = re.compile(r"^\s*(?:[【\[(（]\s*(?:提示|点拨|小贴士|Hints?|Tips?)\s*[】\])）]|(?:提示|点拨|小贴士|(?i:hints?|tips?))\s*[:：])")
+
+
+def is_hint(line: str) -> bool:
+    """The line starts a hint (:data:`_HINT`)."""
+    return _HINT.match(line) is not None
 
 
 def says_how_to_answer(line: str) -> bool:
@@ -615,6 +627,23 @@ def is_options_or_data(line: str) -> bool:
     return _OPTIONS_OR_DATA.match(line) is not None
 
 
+# A score note cut off by the frame's right side: 「…的阻值。(3」 「钠原子　(2分」 "…cell? [6".
+_CUT_NOTE = re.compile(r"[（(\[【]\s*(?:本(?:小)?题\s*)?\d{1,2}\s*(?:分|(?i:marks?|points?|pts?))?\s*$")
+
+
+def cut_score_note(line: str, piece: str) -> int | None:
+    """Where a score note cut off at the line's end starts (the line's last box is
+    ``piece``): after a finished sentence, in a box of its own (a marks column), or with
+    its 分 or "marks" read; None when the line does not end so."""
+    note = _CUT_NOTE.search(line)
+    if note is None:
+        return None
+    worded = not note.group().rstrip().rstrip("0123456789 ").endswith(("(", "（", "[", "【"))
+    if worded or ends_sentence(line[:note.start()]) or piece.strip() == note.group().strip():
+        return note.start()
+    return None
+
+
 def is_score_only(line: str) -> bool:
     """The line is a score note alone (「[10分]」 wrapped onto a line of its own)."""
     score = SCORE.match(line)
@@ -624,6 +653,12 @@ def is_score_only(line: str) -> bool:
 def ends_with_score(line: str) -> bool:
     """The line ends with a score note (「[10分]」, "(5 points)"): its problem ends there."""
     return SCORE_AT_END.search(line) is not None
+
+
+def finishes(line: str) -> bool:
+    """The line, without its number, ends a sentence or is an instruction with its formula."""
+    line = strip_number(line)
+    return ends_sentence(line) or ends_formula(line)
 
 
 def is_section_label(line: str) -> bool:
@@ -883,3 +918,39 @@ def without_stars(text: str) -> str:
     the detector took into a line's box (「…交点坐标是什 ☆么？」): no problem's text holds one."""
     return _STAR.sub(lambda m: " " if m.start() and m.end() < len(text) and text[m.start() - 1].isascii()
                      and text[m.end()].isascii() else "", text).strip()
+
+
+# A problem says something: two letters or characters, or a sum to work out. Figures
+# alone ("136 (8720)", a figure's labels or a scale read as a numbered line, "↑y 0") are none.
+_SAYS = re.compile(r"[A-Za-z\u3400-\u9fff].*[A-Za-z\u3400-\u9fff]|[=+×÷?？_＿]")
+
+
+def says_something(text: str, least: int) -> bool:
+    """At least ``least`` characters (not a page number or a stray letter) that are not figures alone."""
+    return len(text.replace(" ", "")) >= least and _SAYS.search(text) is not None
+
+
+# A figure's text read as one piece: an axis's figures ("2 3 4", "-2 -1 0 1") or a
+# drawing's letters (a triangle's vertex "A", a circuit's "R S").
+_DRAWING = re.compile(r"^\s*(?:-?\d{1,3}(?:\s+-?\d{1,3}){2,}|[A-Z](?:\s?[A-Z]){0,2})\s*$")
+# An axis's arrow alone on its row, the last of the figure below a problem ("→"), and a
+# short piece that ends an axis ("↑y", "4y", "x→").
+_ARROWS = re.compile(r"^\s*[↑→←↓]+\s*$")
+_ARROW = re.compile(r"[↑→←↓]")
+_AXIS_END = re.compile(r"^\s*(?:[↑→]\s*[A-Za-z]|[A-Za-z]?\s*[↑→]|\d{1,2}\s*[A-Za-z])\s*$")
+
+
+def reads_as_drawing(text: str) -> bool:
+    return _DRAWING.match(text) is not None
+
+
+def is_arrow(text: str) -> bool:
+    return _ARROWS.match(text) is not None
+
+
+def has_arrow(text: str) -> bool:
+    return _ARROW.search(text) is not None
+
+
+def ends_axis(text: str) -> bool:
+    return _AXIS_END.match(text) is not None

@@ -1372,3 +1372,91 @@ def test_problems_numbered_in_other_styles_are_told_apart(style):
     questions = ["秦朝建立于哪一年？", "我国最长的河流是哪一条？", "过氧化氢的化学式是什么？"]
     boxes = [box(f"{style.format(k + 2)} {q}", 300, 530 + 55 * k, 700) for k, q in enumerate(questions)]
     assert arrange_page(boxes, SIZE).text == "我国最长的河流是哪一条？"
+
+
+def test_a_score_note_in_a_marks_column_beside_a_problems_first_line_does_not_end_it():
+    """「【4】写出实验室用过氧化氢溶　　【3分】」: the note stands at the first line's end, and the
+    problem goes on below it; the note is no part of the text searched."""
+    boxes = [box("【3】“白日依山尽”的下一句", 300, 330, 420), box("【5分】", 900, 330, 60), box("是什么？", 300, 372, 150),
+             box("【4】写出实验室用过氧化氢溶", 300, 560, 420), box("【3分】", 900, 560, 60),
+             box("液制取氧气的化学方程式。", 300, 602, 400),
+             box("【5】两个阻值都是10Ω的电", 300, 790, 420), box("【8分】", 900, 790, 60), box("阻串联，总电阻是多少？", 300, 832, 380)]
+    assert arrange_page(boxes, SIZE).text == "写出实验室用过氧化氢溶液制取氧气的化学方程式。"
+
+
+def test_a_score_note_after_a_finished_problem_still_ends_it():
+    """The next problem's number was lost: the note after a finished sentence ends the problem above."""
+    boxes = [box("3. 秦朝建立于哪一年？", 300, 400, 420), box("（3分）", 900, 400, 80),
+             box("4. 我国最长的河流是哪一条？", 300, 520, 500), box("（2分）", 900, 520, 80),
+             box("写出名词 tooth 的复数形式。", 300, 562, 420), box("6. 计算：3/4 - 1/6", 300, 900, 400)]
+    assert arrange_page(boxes, SIZE).text == "写出名词 tooth 的复数形式。"
+
+
+@pytest.mark.parametrize("hint", ["提示：本题考查名词复数、不规则变化。", "Hint: think about the definition.", "【提示】注意单位换算。"])
+def test_a_hint_printed_under_a_problem_is_not_searched(hint):
+    boxes = [box("6. 秦朝建立于哪一年？", 300, 380, 420),
+             box("7. 写出名词 tooth 的复数形式。", 300, 560, 520), box(hint, 340, 602, 560),
+             box("8. 我国最长的河流是哪一条？", 300, 760, 500)]
+    assert arrange_page(boxes, SIZE).text == "写出名词 tooth 的复数形式。"
+
+
+@pytest.mark.parametrize("first, note", [("第3题一个定值电阻两端的电压是6V，求这个电阻的阻值。(3", None),
+                                         ("8. 钠元素的原子序数是多少？钠原子", "(2分")])
+def test_a_problem_whose_score_note_the_frame_side_cuts_off_is_complete(first, note):
+    """The frame's right side cuts only the score note (at the end, or in a marks column):
+    the problem is whole and is chosen at the centre, without the note's remnant."""
+    width = SIZE[0] - 200 - (0 if note is None else 100)
+    boxes = [box("第2题秦朝建立于哪一年？", 200, 300, 500), box(first, 200, 560, width)]
+    if note is not None:
+        boxes.append(box(note, SIZE[0] - 90, 560, 90))
+        boxes.append(box("核外有几个电子？", 200, 602, 330))
+    boxes.append(box("第4题我国最长的河流是哪一条？", 200, 900, 560))
+    text = arrange_page(boxes, SIZE).text
+    assert text in ("一个定值电阻两端的电压是6V，求这个电阻的阻值。", "钠元素的原子序数是多少？钠原子核外有几个电子？")
+
+
+@pytest.mark.parametrize("lead_in, parts, chosen", [
+    ("11 Answer these questions.", ["(a) What is the SI unit of force?", "(b) What is the past tense of \"go\"?",
+                                    "(c) Change into the passive voice: Tom cleans the room every day."], 2),
+    ("12. 根据所学知识回答：", ["(1) 成语“守株待兔”比喻什么？", "(2) 中华人民共和国是哪一年成立的？"], 1)])
+def test_the_parts_under_a_lead_in_are_problems_of_their_own(lead_in, parts, chosen):
+    """A lead-in that asks nothing ("Answer these questions.", 「根据所学知识回答：」): the part
+    at the frame's centre is the problem asked, without its label."""
+    top = 600 - 20 - 56 * (chosen + 1)
+    boxes = [box(lead_in, 300, top, 500)] + [box(p, 340, top + 56 * (k + 1), 800) for k, p in enumerate(parts)]
+    assert arrange_page(boxes, SIZE).text == strip_number(parts[chosen])
+
+
+def test_answer_options_the_frame_cuts_leave_their_problem_complete():
+    """(16) and its options run to the frame's bottom edge: the options are cut, the problem
+    is not, and the frame's centre falls on it."""
+    boxes = [box("(15) 求 24 和 36 的最大公因数。", 200, 120, 700), box("(4分)", 200, 170, 100),
+             box("(16) 细胞的控制中心是什么结构？", 200, 300, 700), box("(6分)", 200, 360, 100),
+             box("A. 同时释放能量", 220, 420, 300), box("B. 46条", 220, 480, 200),
+             box("C. 乳化脂肪", 220, 540, 250), box("D. 染色体", 220, 600, 250)]
+    assert arrange_page(boxes, (1600, 640)).text == "细胞的控制中心是什么结构？"
+
+
+@pytest.mark.parametrize("labels", [["R S"], ["A"], ["A", "B C"]])
+def test_a_drawings_letters_under_a_problem_are_no_part_of_it(labels):
+    """A circuit's "R S" or a triangle's vertices, each read as one piece under the question."""
+    boxes = [box("18、How many moles of water are there", 300, 500, 620), box("in 36 g of water? (H = 1, O = 16)", 340, 545, 540)]
+    boxes += [box(text, 400, 640 + 90 * k, 30 * len(text)) for k, text in enumerate(labels)]
+    boxes.append(box("19、细胞的控制中心是什么结构？", 300, 1000, 560))
+    assert arrange_page(boxes, SIZE).text == "How many moles of water are there in 36 g of water? (H = 1, O = 16)"
+
+
+def test_an_axis_arrow_with_its_letter_alone_under_a_problem_is_no_part_of_it():
+    boxes = [box("(1) 把下面的句子翻译成英", 300, 500, 560), box("语：我每天早上七点起床。", 300, 545, 560),
+             box("↑y", 400, 640, 50), box("(2) 秦朝建立于哪一年？", 300, 900, 500)]
+    assert arrange_page(boxes, SIZE).text == "把下面的句子翻译成英语：我每天早上七点起床。"
+
+
+def test_a_blank_read_between_two_boxes_of_a_row_is_no_gutter():
+    """The detector ended the box where the blank begins and the word after it is a box of
+    its own, 1.8 line heights on; the options row below has a space just as wide there."""
+    boxes = [box('9 Fill in the blank with "a" or "an": ____', 100, 560, 520), box("university", 692, 560, 160),
+             box("(A) university", 140, 610, 210), box("(B) a", 440, 610, 90),
+             box("(C) Ten years", 740, 610, 220), box("(D) for", 1040, 610, 110),
+             box("8 Solve the inequality: 3x - 5 > 7.", 100, 380, 560), box("10 What is the past tense of \"go\"?", 100, 800, 600)]
+    assert arrange_page(boxes, SIZE).text == 'Fill in the blank with "a" or "an": ____ university'

@@ -3,7 +3,7 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (label_near, label_number, page_label_styles, styled_label, starts_answer, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
+from appliance.wording.problem_text import (cut_score_note, finishes, is_hint, label_near, label_number, page_label_styles, styled_label, starts_answer, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
                                             is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_how_to_answer, without_working)
 
@@ -397,14 +397,17 @@ def test_a_signed_score_after_the_question_mark_is_no_part_of_it():
 @pytest.mark.parametrize("line", ["15、解答下列各题。", "按要求完成下列各题", "五、回答下列问题：", "计算下列各题（每题4分）",
                                   "解下列方程", "阅读下面的材料，回答问题。", "（）五、回答下列问题", "] 按要求完成下列各题。",
                                   "1) Answer the following questions.", "Section 6: Choose the best answer.",
-                                  "Part II Short answer questions", "Complete the following sentences:"])
+                                  "Part II Short answer questions", "Complete the following sentences:",
+                                  "11 Answer these questions.", "Answer the questions below:", "12. 根据所学知识回答：",
+                                  "第2题 请回答："])
 def test_a_lead_in_to_the_parts_below_is_a_header(line):
     assert is_lead_in(line) and is_header(line)
 
 
 @pytest.mark.parametrize("line", ["下列物质中属于纯净物的是（ ）", "下列各题中哪个是正确的？", "用下列方法解方程：x² = 4",
                                   "Which of the following is a metal?", "Answer the following question: what is 2 + 3?",
-                                  "Choose the correct word: He ___ to school."])
+                                  "Choose the correct word: He ___ to school.", "Answer these questions about the poem above.",
+                                  "根据所学知识回答：秦朝建立于哪一年？"])
 def test_a_problem_that_speaks_of_what_follows_is_no_lead_in(line):
     assert not is_lead_in(line) and not is_header(line)
 
@@ -773,3 +776,33 @@ def test_a_long_run_of_spaces_before_a_line_is_passed_over_once():
     assert all(p.pattern.startswith(r"^\s*+") for p in (NUMBER, TOP_LEVEL, SUB_LEVEL, PART))
     assert label_number(" " * 20_000 + "9．解方程：2x + 3 = 11") == 9
     assert label_number(" " * 20_000 + "Task 3 (5 points) Find x.") == 3  # the label the score note's lookahead finds
+
+
+@pytest.mark.parametrize("line", ["提示：本题考查名词复数。", "Hint: think about the definition.", "Hints: draw a diagram.",
+                                  "【提示】注意单位换算。", "(点拨) 先求公倍数", "Tip: use a ruler."])
+def test_a_hint_under_a_problem_is_told(line):
+    assert is_hint(line)
+
+
+@pytest.mark.parametrize("line", ["提示一下同学们", "Hinton won a prize.", "Tips for the exam are on page 3", "写出提示语的作用。"])
+def test_words_that_only_start_like_a_hint_are_none(line):
+    assert not is_hint(line)
+
+
+@pytest.mark.parametrize("line, piece, kept", [("第3题…求这个电阻的阻值。(3", "第3题…求这个电阻的阻值。(3", "第3题…求这个电阻的阻值。"),
+                                               ("8. 钠元素的原子序数是多少？钠原子 (2分", "(2分", "8. 钠元素的原子序数是多少？钠原子 "),
+                                               ("What is the SI unit of force? [6", "x", "What is the SI unit of force? "),
+                                               ("计算：3/4 + 1/6 (本题4", "x", "计算：3/4 + 1/6 ")])
+def test_a_score_note_cut_off_at_the_lines_end_is_found(line, piece, kept):
+    assert line[:cut_score_note(line, piece)] == kept
+
+
+@pytest.mark.parametrize("line, piece", [("Solve f(3", "Solve f(3"), ("the line through (1, 2", "x"),
+                                         ("已知函数 f(x) = 2x² - 3x + 1，求 f(2", "x"), ("秦朝建立于哪一年？", "x")])
+def test_brackets_that_open_a_problems_own_words_are_no_cut_score_note(line, piece):
+    assert cut_score_note(line, piece) is None
+
+
+def test_a_line_finishes_with_a_sentence_end_or_an_instruction_and_its_formula():
+    assert finishes("3. 秦朝建立于哪一年？") and finishes("解方程：2x + 3 = 11")
+    assert not finishes("【4】写出实验室用过氧化氢溶") and not finishes("把下面的句子翻译成英语:")
