@@ -768,10 +768,16 @@ def blank_filled_spans(boxes: list[TextBox], reach: float) -> dict[int, tuple[fl
     "university"), no gutter. Farther, or before a number, it is a gutter after a blank."""
     spans = {id(b): (b.left, b.right) for b in boxes}
     for box in boxes:
-        after = min((o for o in boxes if o.left >= box.right and same_row(box, o)), key=lambda o: o.left, default=None)
-        if after is not None and after.left - box.right <= reach and not TOP_LEVEL.match(after.text) \
-                and (box.text.rstrip().endswith(BLANK) or after.text.lstrip().startswith(BLANK)):
-            spans[id(box)] = (box.left, after.left)
+        if box.text.rstrip().endswith(BLANK):
+            after = min((o for o in boxes if o.left >= box.right and same_row(box, o)), key=lambda o: o.left, default=None)
+            pair = (box, after)
+        elif box.text.lstrip().startswith(BLANK):
+            pair = (max((o for o in boxes if o.right <= box.left and same_row(box, o)), key=lambda o: o.right, default=None), box)
+        else:
+            continue
+        before, after = pair
+        if before is not None and after is not None and after.left - before.right <= reach and not TOP_LEVEL.match(after.text):
+            spans[id(before)] = (before.left, after.left)
     return spans
 
 
