@@ -33,7 +33,7 @@ _CIRCLED = (r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]"
 _NTH = (rf"(?:[【\[]\s*(?:第\s*)?\d{{1,3}}\s*(?:小)?题\s*[】\]]|(?:第\s*[{CN_DIGITS}\d]+|[第笔弟苐]?\s*\d{{1,3}})\s*(?:小)?题\s*[.．、:：]?"
         rf"|第\s*\d{{1,3}}(?=\s+[A-Z])|(?:问题|习题|题)\s*\d{{1,3}}(?![\d\s]*分)\s*[.．、:：]?)")
 _EXAMPLE = r"例\s*\d{1,3}\s*[.．、:：]?"
-_LATIN = (r"(?:[（(]?(?:Q\.?|Question|Problem|Exercise|Example|Task|Activity|Item|Ex[.,，]?|No\.?|\#)\s*\#?\s*\d{1,3}(?:\.\d{1,2}(?=\s|$|[\u4e00-\u9fff]))?[)）]?"
+_LATIN = (r"(?:[（(]?(?:Qu(?:es)?\.?|Qn\.?|Q\.?|Question|Problem|Exercise|Example|Task|Activity|Item|Ex[.,，]?|No\.?|\#)\s*\#?\s*\d{1,3}(?:\.\d{1,2}(?=\s|$|[\u4e00-\u9fff]))?[)）]?"
           r"(?:\s+of\s+\d{1,3})?\s*(?:[.:：)]|[-–—](?=\s))?|Ex\.(?=\s*[\u3400-\u9fff]))")
 # After a Latin label: a space, the end, punctuation, Chinese text run on ("Q24一个…"), or
 # after its number a capitalised word the space was lost before ("Q17Fill in…").
@@ -119,15 +119,19 @@ _HEADER_WORDS = re.compile(
     r"(?i:\bhomework(?:\b|(?=\d))|\bworksheet(?:\b|(?=\d))|\bname\s*[:：_]|\bclass\s*[:：_]|\bdate\s*[:：_]|\bscore\s*[:：_]|"
     r"\bunit\s*\d+\b|\bchapter\s*\d+\b|\blesson\s*\d+\b|\bquiz(?:\b|(?=\d))|\bexam\b|\btest\s*\d+\b|\bpage\s+\d+\b|"
     r"\bassignment\b|\bhw\s*\d|\bexamination\b|\bmid-?term\b|\bunit\s+test\b|\b(?:directions|instructions)\s*[:：]|"
-    r"\btime\s*[:：]\s*\d+\s*min|\btotal\s*[:：]?\s*\d+\s*(?:marks|points)\b|\btime\s+allowed\b|\b(?:maximum|max\.?|full)\s+marks\b)"
-    r"|姓名|班级|学号|得分|日期|作业|练习卷|测试卷|试卷|单元(?:测试|练习|检测)|课时练|第\s*\d+\s*页"
+    r"\btime\s*[:：]\s*\d+\s*min|\btotal\s*[:：]?\s*\d+\s*(?:marks|points)\b|\btime\s+allowed\b|\b(?:maximum|max\.?|full)\s+marks\b|"
+    r"^write\s+(?:your|all)\s+answers\b|^read\s+(?:each|every|all|the)\s+questions?\s+carefully\b|\bcalculators?\s+(?:are|is|may|must)\b|"
+    r"^use\s+(?:a\s+)?(?:black|blue)\s+(?:ink|pen)\b|^do\s+not\s+write\b)"
+    r"|姓名|班级|学号|得分|日期|作业|练习卷|测试卷|试卷|单元(?:测试|练习|检测)|课时练|第\s*\d+\s*页|本卷共\s*\d+\s*页"
     r"|时间\s*[:：]\s*\d+\s*分钟|满分\s*[:：]\s*\d+\s*分|本大题共\s*\d+\s*小?题|答题(?:区域|卡)|超出.{0,6}无效")
 # A name line whose writing lines were not read: only the words of a form's fields
 # ("Name No. Score", "Name Class Date", "Student ID").
 _FORM_LINE = re.compile(r"^(?i:(?:name|class|no\.|number|score|date|grade|student(?:\s+id)?|id|period|form|marks?|"
                         r"teacher|total)(?![a-z])[\s:：_.]*)+$")
 # Words of a sheet's title that a problem may use too (练习钢琴): a title only in a short line that asks nothing.
-_TITLE_WORDS = re.compile(r"练习|复习|测验|检测|训练|测试|期中|期末|考试|提升|拓展|(?i:\breview\b|\bpractice\b|\bexercises\b|\bwarm[\s-]?up\b)")
+_TITLE_WORDS = re.compile(r"练习|复习|测验|检测|训练|测试|期中|期末|考试|提升|拓展|[七八九]年级|^第\s*[一二三四五六七八九十\d]{1,3}\s*章|^知识点\s*[一二三四五六七八九十\d]"
+                          r"|(?i:\breview\b|\bpractice\b|\bexercises\b|\bwarm[\s-]?up\b|\brevision\b|\bexit\s+ticket\b|^do\s+now\b"
+                          r"|\bchallenge\s+(?:questions|problems)\b|^extension\b|^(?:grade|year)\s+\d{1,2}\b)")
 _ASKS = re.compile(r"[?？=＝]|求|计算|解|多少|哪|什么|为什么|怎样|如何|是否|选择|填")
 
 # Marks a teacher or student puts beside a problem: ticks, crosses, circles, stars.

@@ -27,14 +27,24 @@ def test_an_english_score_note_whose_bracket_was_read_as_a_letter_is_left_out():
 @pytest.mark.parametrize("line", ["第一题（5分）", "Homework 3, Question 1", "Question 2", "一、选择题（每题 5 分）",
                                   "Name: ______  Class: ______", "姓名：______ 班级：______",
                                   "Homework3", "Worksheet2", "Lesson5 Review", "Chapter3", "Quiz2", "Test3",  # spaces lost
-                                  "解答题（写出必要的过程）", "、填空题", "选择题(每题3分)"])  # a section's numeral lost or none
+                                  "解答题（写出必要的过程）", "、填空题", "选择题(每题3分)",  # a section's numeral lost or none
+                                  # a sheet's instructions and titles
+                                  "Write your answers in the spaces provided.", "Read each question carefully.",
+                                  "Calculators are not allowed.", "Use black ink.", "Do not write in this margin.",
+                                  "Revision Sheet 2", "Grade 8 Mathematics", "Year 9 Science", "Exit ticket", "Do now",
+                                  "Challenge questions", "Extension", "本卷共 6 页", "第二章 一元一次方程", "数学（七年级上册）",
+                                  "知识点一：有理数"])
 def test_headers(line):
     assert is_header(line)
 
 
 @pytest.mark.parametrize("line", ["解方程：2x + 3 = 11", "What is the sum of the interior angles of a hexagon?",
                                   "100 g 氯化钠溶液中含有 10 g 氯化钠", "3.14 是圆周率的近似值吗？", "解答题：求x的值", "计算题是什么？",
-                                  "How many minutes are in 3 hours? Use the unit2 rule to check your working in the second part of this problem."])
+                                  "How many minutes are in 3 hours? Use the unit2 rule to check your working in the second part of this problem.",
+                                  "What is the revision of the law?", "Write your answer as a fraction: 3/4 + 1/6 = ?",
+                                  "A calculator is used to find 2 + 2. What is it?", "第二章讲了什么？", "Do now: solve 2x + 3 = 11.",
+                                  "Extension: find x if 2x = 6.", "Year 9 students ran 5 km. How long did it take?",
+                                  "七年级有多少名学生？", "知识点一：有理数的加法，计算 3+5"])
 def test_problems_are_not_headers(line):
     assert not is_header(line)
 
@@ -52,6 +62,8 @@ def test_a_circled_number_over_ten_read_as_two_digits_is_the_problem_number(line
     ("100 g 盐", "100 g 盐"), ("(-3)² - 2", "(-3)² - 2"),
     ("水的化学式是什么？（7分）", "水的化学式是什么？"), ("Q4 Solve 2x = 6. [4 marks]", "Solve 2x = 6."),
     ("Q24一个长方形的面积是多少？", "一个长方形的面积是多少？"), ("3. 求点 (1, 2) 到原点的距离", "求点 (1, 2) 到原点的距离"),
+    ("Qu. 5 Solve 2x = 6.", "Solve 2x = 6."), ("Qn 5: Find the slope.", "Find the slope."), ("Ques. 12 What is 3 + 4?", "What is 3 + 4?"),
+    ("Quite 5 apples are red.", "Quite 5 apples are red."),
 ])
 def test_strip_number(line, rest):
     assert strip_number(line) == rest
