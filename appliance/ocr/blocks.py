@@ -29,7 +29,7 @@ import numpy as np
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
 from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
-                                            ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, finishes, is_annotation, is_caption,
+                                            ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, is_annotation, marks_column, is_caption,
                                             is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
                                             is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_section_label, is_signed_score, is_stray, label_number, page_label_styles, styled_label,
@@ -135,6 +135,7 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     if not boxes:
         return []
     unit = statistics.median(b.height for b in boxes)
+    boxes = [part for box in boxes for part in parted_at_margin(box, boxes, size, unit, params)]
     figures_spoken_of = any(speaks_of_figure(b.text) for b in boxes)
     at_side = {id(b) for b in boxes if other_column_at_side(b, boxes, size, unit, params)}
     framed = [b for b in boxes if id(b) not in at_side]  # a figure's row ends where another column's remnant starts
@@ -333,7 +334,7 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float) -> list[Block
         spaced = (row.top - above.bottom >= least or _pitch(above, row) >= farther) and finished
         # its options, its (1), or a table between it and its (1)
         parts_of_it = is_options(row.text) or starts_sub_questions(row.text) or table_before_parts(r.text for r in block.rows[i:])
-        if (spaced or (ends_with_score(without_working(above.text)) and not marks_column(above))) and not parts_of_it:
+        if (spaced or (ends_with_score(without_working(above.text)) and not marks_column(above.pieces))) and not parts_of_it:
             if not spaced and ends_question(strip_number(above.text)):
                 answers.add(len(parts))
             parts.append([row])
@@ -346,13 +347,6 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float) -> list[Block
     blocks = [Block(tuple(p), False, block.numbered and not (i in answers and not any(reads_as_question(r.text) for r in p)),
                     touches_edge(p)) for i, p in enumerate(parts)]
     return blocks[:1] + [part for b in blocks[1:] for part in _figures_apart(b)]
-
-
-def marks_column(row: Row) -> bool:
-    """The row's last box is a score note alone, after words that go on (「【4】写出实验室用
-    过氧化氢溶　　【3分】」): the note stands in a marks column beside the problem's first
-    line, and the problem goes on below it."""
-    return len(row.pieces) > 1 and is_score_only(row.pieces[-1]) and not finishes(" ".join(row.pieces[:-1]))
 
 
 def _figures_apart(block: Block) -> list[Block]:
@@ -733,6 +727,26 @@ def parted_at_gutter(box: TextBox, gutters: Gutters) -> list[TextBox]:
             return [replace(box, text=box.text[:cut].rstrip(), quad=left, sides=sides[0]),
                     replace(box, text=box.text[cut:], quad=right, sides=sides[1])]
     return [box]
+
+
+def parted_at_margin(box: TextBox, boxes: list[TextBox], size: tuple[int, int], unit: float,
+                     params: BlockParams) -> list[TextBox]:
+    """A box cut by the frame's left side that runs on into a problem's label where the
+    column below or above it starts (「通过它的电流　12.一个直角三角形…」): the detector joined
+    the other column's remnant to the problem's first line. The remnant is left out."""
+    if "left" not in sides_of(box, size, params.edge_margin) or box.right <= box.left:
+        return [box]
+    near = [o for o in boxes if o is not box and box.left + unit <= o.left < box.right and "left" not in sides_of(o, size, params.edge_margin)
+            and 0 < abs(o.centre_y - box.centre_y) <= params.margin_reach * unit]
+    if not near:
+        return [box]
+    margin = min(near, key=lambda o: abs(o.centre_y - box.centre_y)).left
+    cut = label_near(box.text, (margin - box.left) / (box.right - box.left), reach=1.0)
+    if cut is None or not TOP_LEVEL.match(box.text[cut:]):
+        return [box]
+    quad = box.quad.copy()
+    quad[:, 0] = np.maximum(quad[:, 0], margin)
+    return [replace(box, text=box.text[cut:], quad=quad, sides=sides_of(box, size, params.edge_margin) - {"left"})]
 
 
 def split_at_gutters(boxes: list[TextBox], gutters: tuple[tuple[float, float], ...]

@@ -23,7 +23,7 @@ import numpy as np
 
 from appliance.ocr.geometry import crop_line
 from appliance.ocr.rec import STRIDE, Reading
-from appliance.wording.problem_text import SCORE, ends_sentence, is_mark
+from appliance.wording.problem_text import ends_sentence, is_cjk, is_note_or_mark
 
 SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
@@ -98,7 +98,7 @@ def scripts(text: str, spans: list[tuple[int, int]], ink: np.ndarray, params: Gl
     for i, ch in enumerate(text):
         if not ch.isdigit() or not i or not (text[i - 1].isalpha() or text[i - 1] in ")）" or out[i - 1] != text[i - 1]):
             continue
-        if _cjk(text[i - 1]) and i + 1 < len(text) and _cjk(text[i + 1]):
+        if is_cjk(text[i - 1]) and i + 1 < len(text) and is_cjk(text[i + 1]):
             continue  # 「第3题」: a Chinese character's ink reaches lower than a digit's
         rows = ink_rows(ink, spans[i])
         if rows is None:
@@ -108,10 +108,6 @@ def scripts(text: str, spans: list[tuple[int, int]], ink: np.ndarray, params: Gl
         elif rows[0] > top + params.lowered * height and text[i - 1].isalpha():
             out[i] = ch.translate(SUBSCRIPT)
     return "".join(out)
-
-
-def _cjk(ch: str) -> bool:
-    return "\u3400" <= ch <= "\u9fff"
 
 
 def drawn_blanks(text: str, spans: list[tuple[int, int]], ink: np.ndarray, params: GlyphParams) -> str:
@@ -250,7 +246,7 @@ def blanks_beside(pixels: np.ndarray, quads: list[np.ndarray], texts: list[str],
         if near is None:  # the row's end, or a long gap that a long blank may fill
             right = line.next_row(lines) is not None and not ends_sentence(text) and blank_beside(
                 pixels, quads[i], params.reach * line.height, (crops[i], None), "right", glyphs, params)
-        if not right and after is not None and not _note_or_mark(texts[after]):
+        if not right and after is not None and not is_note_or_mark(texts[after]):
             gap = lines[after].start - line.end
             right = gap >= params.least_gap * line.height and blank_beside(
                 pixels, quads[i], gap, (crops[i], crops[after]), "right", glyphs, params)
@@ -262,11 +258,6 @@ def blanks_beside(pixels: np.ndarray, quads: list[np.ndarray], texts: list[str],
                                  glyphs, params):
             out[i] = f"{BLANK} {out[i]}"
     return out
-
-
-def _note_or_mark(text: str) -> bool:
-    """A score note or a mark after the line: a line before it is the answer's space."""
-    return SCORE.match(text) is not None or is_mark(text.strip())
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from appliance.ocr.blocks import Block, Row, marks_column, reads_as_figure, touches_edge
+from appliance.ocr.blocks import Block, Row, reads_as_figure, touches_edge
 from appliance.ocr.layout import join
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (blanks, cut_score_note, says_something, speaks_of_figure, element_symbols, is_hint, is_options, reads_as_question, says_how_to_answer,
+from appliance.wording.problem_text import (blanks, cut_score_note, marks_column, says_something, speaks_of_figure, element_symbols, is_hint, is_options, reads_as_question, says_how_to_answer,
                                             starts_sub_questions, stem_asks, strip_number, table_before_parts, without_answer_bracket,
                                             without_how_to_answer, without_stars, without_sub_questions, without_working)
 
@@ -133,10 +133,10 @@ def problem_text(block: Block) -> str:
 
 def _printed_problem(row: Row, more: bool) -> Row:
     """The row without its label in a style the page uses ("A3", "VI."), a score note in a
-    marks column beside it (:func:`marks_column`: when ``more`` rows follow) and a score
+    marks column beside it (when ``more`` rows follow) and a score
     note cut off by the frame's right side."""
     text = row.text[row.label:]
-    if more and marks_column(row):
+    if more and marks_column(row.pieces):
         text = text[:text.rindex(row.pieces[-1])]
     if "right" in row.sides and (at := cut_score_note(text, row.pieces[-1] if row.pieces else text)) is not None:
         text = text[:at]

@@ -958,3 +958,19 @@ def has_arrow(text: str) -> bool:
 
 def ends_axis(text: str) -> bool:
     return _AXIS_END.match(text) is not None
+
+
+def is_cjk(ch: str) -> bool:
+    return "\u3400" <= ch <= "\u9fff"
+
+
+def is_note_or_mark(text: str) -> bool:
+    """A score note or a mark (after a line: a line before it is the answer's space)."""
+    return SCORE.match(text) is not None or is_mark(text.strip())
+
+
+def marks_column(pieces: tuple[str, ...]) -> bool:
+    """A line's last box is a score note alone after words that go on (「【4】写出实验室用过氧
+    化氢溶　　【3分】」): the note stands in a marks column beside the problem's first line,
+    and the problem goes on below it."""
+    return len(pieces) > 1 and is_score_only(pieces[-1]) and not finishes(" ".join(pieces[:-1]))

@@ -1460,3 +1460,23 @@ def test_a_blank_read_between_two_boxes_of_a_row_is_no_gutter():
              box("(C) Ten years", 740, 610, 220), box("(D) for", 1040, 610, 110),
              box("8 Solve the inequality: 3x - 5 > 7.", 100, 380, 560), box("10 What is the past tense of \"go\"?", 100, 800, 600)]
     assert arrange_page(boxes, SIZE).text == 'Fill in the blank with "a" or "an": ____ university'
+
+
+def test_another_columns_remnant_joined_to_a_problems_first_line_at_the_frame_side_is_left_out():
+    """The detector ran the left column's cut-off remnant into the framed problem's first
+    line ("通过它的电流 12.一个直角…"): the label stands where the column's other lines
+    start, so the problem starts there and is whole."""
+    size = (800, 600)
+    boxes = [box("11. 秦朝建立于哪一年？", 137, 100, 330),
+             box("通过它的电流 12.一个直角三角形的两条直角边分别是3和4,", 0, 280, 644), box("求斜边的长。(5分)", 145, 325, 200),
+             box("13.一个圆的半径是3厘米，它的面积是多少平方厘米？", 137, 520, 600)]
+    assert arrange_page(boxes, size).text == "一个直角三角形的两条直角边分别是3和4,求斜边的长。"
+
+
+def test_a_line_at_the_frame_side_whose_label_stands_at_its_start_is_kept_whole():
+    """The frame's side cuts a line that starts with its own label: nothing is parted off."""
+    size = (800, 600)
+    boxes = [box("12.一个直角三角形的两条直角边分别是3和4,", 0, 280, 560), box("求斜边的长。(5分)", 40, 325, 200),
+             box("13.一个圆的半径是3厘米，它的面积是多少平方厘米？", 0, 520, 600)]
+    page = arrange_page(boxes, size).page_text
+    assert "12.一个直角三角形的两条直角边分别是3和4," in page
