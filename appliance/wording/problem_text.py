@@ -54,7 +54,7 @@ _LOST_DIGITS = r"(?:[.．、]|[（(]\s*[)）])(?=\s?[\u4e00-\u9fff《“「])"
 # opening bracket perhaps read as a zero (「012分)」).
 # An English note's closing bracket is read as l or | in some fonts ("[4 markl"), or lost
 # before the problem's first word ("[5 pointsWhat is…", "[5 points What is…").
-_SCORE_NOTE = (r"(?:[（(\[【]|(?<![\d.])[0O](?=\d{1,2}\s*分\s*[)）]))\s*(?:每(?:小)?题|共|本(?:小)?题(?:满分)?|满分)?\s*\d{1,3}\s*"
+_SCORE_NOTE = (r"(?:[（(\[【]|(?<![\d.])[0O](?=\d{1,2}\s*分\s*[)）]))\s*+(?:每(?:小)?题|共|本(?:小)?题(?:满分)?|满分)?\s*\d{1,3}\s*"
                r"(?:(?:分|points?|pts?|ps|marks?)[^)）\]】]{0,12}[)）\]】]|(?:points?|marks?)(?-i:[l|]|(?=\s?[A-Z][a-z])))")
 # Any word and a number with the problem's score note after it: a label this code does not
 # know ("Task 3", "Aufgabe 3"), or a known one partly covered by a finger or pen ("crcise 7
@@ -87,7 +87,7 @@ SCORE = re.compile(rf"^[\s:：]*(?:{_SCORE_NOTE}|\d{{1,2}}\s*分\s*[)）]|[-–�
 # The same note printed at the end of the problem instead ("…多少？（5分）"), perhaps with the
 # teacher's score or a figure's label read after it ("（5分） 4"), or marks as a bare number in
 # square brackets after the question's end ("…cell\"? [6]").
-SCORE_AT_END = re.compile(rf"\s*(?:{_SCORE_NOTE}(?:\s*[+\-]?\d{{1,3}})?|(?<=[?？。.!！\"”])\s*[\[【［]\s*\d{{1,2}}\s*[\]】］])\s*$",
+SCORE_AT_END = re.compile(rf"(?<!\s)\s*(?:{_SCORE_NOTE}(?:\s*[+\-]?\d{{1,3}})?|(?<=[?？。.!！\"”])\s*[\[【［]\s*\d{{1,2}}\s*[\]】］])\s*$",
                           re.IGNORECASE)
 
 # Section headings: "一、选择题" "二、填空题（每题 4 分）" "Part A" "Section 2" (not a problem's
@@ -141,7 +141,7 @@ MARK_CHARS = set("√✓✔✗✘×VvXxOoCc○●◯◎□■☆★*·•.,，�
 # mark beside the problem, never part of it
 # (a root sign √ is always followed by what it takes the root of), and so is a score circled
 # by the teacher, read as a circled digit after a space or the problem's end (「…= 11 ⑧」).
-_TRAILING_TICK = re.compile(r"\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】\]］])\s*[XxVv×]\s*$|(?<=[:：])\s+[Xx×]\s*$|(?:(?<=[?？。.!！)）】\]］])|(?<!\s)\s)\s*[①-⑳]\s*$")
+_TRAILING_TICK = re.compile(r"(?<!\s)\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】\]］])\s*[XxVv×]\s*$|(?<=[:：])\s+[Xx×]\s*$|(?:(?<=[?？。.!！)）】\]］])|(?<!\s)\s)\s*[①-⑳]\s*$")
 # Before the problem: a tick or cross; right before a problem number, also a root sign, a star
 # drawn in the margin (☆ 10.), or a circle, cross or tick read as a letter or sign (O9., X9), V【2】, @8.), or a score the teacher wrote
 # (「+2 第3题」, 「-1第11题」, "-2 Ex. 1", "3/5 12.", 「4⑥」, 「3/4③」, "8 7.", 「8第15题」, 「10【第2题】」, a circled score
@@ -395,7 +395,7 @@ _SHORT_ANSWER = re.compile(r"^\s*(?![写求说列画计解判比选填指简举�
 _SOLVED = re.compile(r"^(\s*(?:解方程|(?i:solve)\b)[^=＝]*[=＝][^=＝]*?[\d)])\s+[A-Za-z]\s*[=＝]\s*-?[\d./]+\s*$")
 # A teacher's score written at the text's end, apart from it: "4'" (4 points), "+2'", 「5分」
 # (not after Chinese words: 「…用了 8 分」).
-_SCORE_MARK_AT_END = re.compile(r"\s+[+\-]?\d{1,2}\s*['′]\s*$|(?<=[^\u4e00-\u9fff\s])\s+[+\-]?\d{1,2}\s*分\s*$")
+_SCORE_MARK_AT_END = re.compile(r"(?<!\s)\s+[+\-]?\d{1,2}\s*['′]\s*$|(?<=[^\u4e00-\u9fff\s])\s+[+\-]?\d{1,2}\s*分\s*$")
 
 
 # A sentence's end; not a decimal point (0.5) nor an option's (「B. 3.5」), nor a bracket the

@@ -790,6 +790,18 @@ def test_a_long_run_of_spaces_before_a_line_is_passed_over_once():
     assert label_number(" " * 20_000 + "Task 3 (5 points) Find x.") == 3  # the label the score note's lookahead finds
 
 
+def test_a_long_run_of_spaces_after_a_bracket_is_passed_over_once():
+    # A score note's spaces after its bracket, and the spaces before a note or tick at a
+    # line's end, are taken once: "(" and 20,000 spaces had cost 10 s in strip_number and
+    # 24 s in is_header, each start in the run scanning the rest again.
+    from appliance.wording.problem_text import _SCORE_MARK_AT_END, _SCORE_NOTE, _TRAILING_TICK, SCORE_AT_END, finishes, is_header, is_lead_in
+    assert r"\s*+(?:每" in _SCORE_NOTE
+    assert all(p.pattern.startswith(r"(?<!\s)") for p in (SCORE_AT_END, _TRAILING_TICK, _SCORE_MARK_AT_END))
+    line = "(" + " " * 20_000 + "x"
+    assert strip_number(line) == line and not finishes(line) and not is_header(line) and not is_lead_in(line)
+    assert strip_number("秦朝建立于哪一年？" + " " * 20_000 + "（5分）") == "秦朝建立于哪一年？"
+
+
 @pytest.mark.parametrize("line", ["提示：本题考查名词复数。", "Hint: think about the definition.", "Hints: draw a diagram.",
                                   "【提示】注意单位换算。", "(点拨) 先求公倍数", "Tip: use a ruler."])
 def test_a_hint_under_a_problem_is_told(line):
