@@ -29,7 +29,7 @@ import numpy as np
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
 from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
-                                            ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, is_annotation, marks_column, is_caption,
+                                            ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, first_word, is_annotation, marks_column, refers_back, is_caption,
                                             is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
                                             is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_section_label, is_signed_score, is_stray, label_number, page_label_styles, styled_label,
@@ -83,6 +83,9 @@ class BlockParams:
     lost_number_share: float = 0.6
     lost_number_least: float = 0.3  # ...and at least this many line heights,
     lost_number_pitch: float = 1.6  # ...or this many times the block's usual row pitch below the row above
+    # ...or where the row above ends a question or sentence with room for the next row's first
+    # word and this many line heights more before the column's right side (a paragraph's end)
+    paragraph_room: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -275,7 +278,7 @@ def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) ->
                                                  params.lost_number_least * unit)
     split: list[Block] = []
     for block in blocks:
-        split.extend([block] if block.header else _split_at_gaps(block, least, params.lost_number_pitch))
+        split.extend([block] if block.header else _split_at_gaps(block, least, params.lost_number_pitch, params.paragraph_room))
     return split
 
 
@@ -323,8 +326,16 @@ def problem_spacing(blocks: list[Block]) -> float | None:
     return statistics.median(gaps) if len(gaps) >= 2 else None
 
 
-def _split_at_gaps(block: Block, least: float, pitch_share: float) -> list[Block]:
+def _first_word(row: Row) -> float:
+    """How wide the row's first word (:func:`first_word`) is printed: its share of the row."""
+    text = row.text.strip()
+    return (row.right - row.left) * len(first_word(text)) / max(1, len(text))
+
+
+def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float) -> list[Block]:
     pitches = [_pitch(a, b) for a, b in zip(block.rows, block.rows[1:])]
+    right = max(r.right for r in block.rows)
+    room *= statistics.median(r.height for r in block.rows)
     farther = pitch_share * statistics.median(pitches) if len(pitches) >= 3 else math.inf
     parts: list[list[Row]] = [[block.rows[0]]]
     answers: set[int] = set()  # parts that may be writing right under a question's score note
@@ -332,6 +343,14 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float) -> list[Block
         above = parts[-1][-1]
         finished = ends_sentence(strip_number(above.text)) or ends_formula(strip_number(above.text))
         spaced = (row.top - above.bottom >= least or _pitch(above, row) >= farther) and finished
+        # a paragraph's end: a question or full stop well short of the column's right side,
+        # with room there for the next line's first word (not a labelled problem's first
+        # line: "3. A box holds 12 eggs." ⏎ "How many…" is one problem)
+        spaced = spaced or ((i > 1 or not block.numbered) and ends_paragraph(strip_number(above.text))
+                            and not PART.match(row.text) and label_number(row.text) is None
+                            and not refers_back(row.text)
+                            and right - above.right > room + _first_word(row)
+                            and reads_as_question(" ".join(r.text for r in block.rows[i:i + 2])))
         # its options, its (1), or a table between it and its (1)
         parts_of_it = is_options(row.text) or starts_sub_questions(row.text) or table_before_parts(r.text for r in block.rows[i:])
         if (spaced or (ends_with_score(without_working(above.text)) and not marks_column(above.pieces))) and not parts_of_it:

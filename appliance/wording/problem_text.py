@@ -974,3 +974,23 @@ def marks_column(pieces: tuple[str, ...]) -> bool:
     化氢溶　　【3分】」): the note stands in a marks column beside the problem's first line,
     and the problem goes on below it."""
     return len(pieces) > 1 and is_score_only(pieces[-1]) and not finishes(" ".join(pieces[:-1]))
+
+
+# A sentence that speaks of the one before it: the same problem's next question.
+_REFERS_BACK = re.compile(r"^\s*(?:它|他|她|其|该|此|这|那|(?i:it|its|this|that|they|their|these|those|then)\b)")
+
+
+def refers_back(line: str) -> bool:
+    """The line starts with a word that points back (「它是哪一学派的经典？」, "Its mass is…")."""
+    return _REFERS_BACK.match(line) is not None
+
+
+def ends_paragraph(line: str) -> bool:
+    """The line ends with a question mark or a full stop (not a semicolon or a bracket: a part goes on)."""
+    return line.rstrip()[-1:] in ("?", "？", "。", ".", "!", "！")
+
+
+def first_word(line: str) -> str:
+    """The line's first word: a Latin word, or one Chinese character."""
+    line = line.strip()
+    return "" if not line else line.split()[0] if line[0].isascii() else line[0]

@@ -1480,3 +1480,27 @@ def test_a_line_at_the_frame_side_whose_label_stands_at_its_start_is_kept_whole(
              box("13.一个圆的半径是3厘米，它的面积是多少平方厘米？", 0, 520, 600)]
     page = arrange_page(boxes, size).page_text
     assert "12.一个直角三角形的两条直角边分别是3和4," in page
+
+
+def test_problems_with_no_labels_at_the_line_pitch_are_parted_at_their_paragraph_ends():
+    """A stream of questions with no labels, each as far below the last as lines are: a
+    question or full stop well short of the column's right side ends a problem."""
+    questions = ["呼吸作用的主要场所是哪里？", "人体消化和吸收营养物质的主要器官是什么？", "细胞的控制中心是什么结构？",
+                 "What is the basic unit of structure and function of living things?", "光合作用的场所是哪里？"]
+    boxes = [box("植物细胞具有而动物细胞通常没有的结构有哪些？豌豆的高茎对矮茎为显性，基因型", 100, 445, 1300),
+             box("为 Dd 的两株豌豆杂交，子代中矮茎所占的比例是多少？", 100, 490, 800)]
+    boxes += [box(q, 100, 535 + 45 * k, 40 * len(q) if not q.isascii() else 18 * len(q)) for k, q in enumerate(questions)]
+    assert arrange_page(boxes, SIZE).text == "人体消化和吸收营养物质的主要器官是什么？"  # the frame's centre (y 600) is on it
+
+
+@pytest.mark.parametrize("first, second", [
+    ("A ball is dropped from rest.", "Ignoring air resistance and taking g = 10 m/s², how far does it fall in 2 s?"),
+    ("《论语》主要记录了谁的言行？", "它是哪一学派的经典？")])
+def test_a_problems_second_sentence_on_a_line_of_its_own_stays_with_it(first, second):
+    """The first line ends its sentence short of the right side, but the next line's first
+    word would not have fitted there, or the next sentence points back (「它」)."""
+    width = 800 if first.isascii() else 560
+    boxes = [box("9. 秦朝建立于哪一年？", 100, 380, 480),
+             box(first, 100, 560, width), box(second, 100, 605, 920 if second.isascii() else 400),
+             box("11. 我国最长的河流是哪一条？", 100, 800, 560)]
+    assert arrange_page(boxes, SIZE).text == join(first, second)

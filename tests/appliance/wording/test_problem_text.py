@@ -830,3 +830,12 @@ def test_brackets_that_open_a_problems_own_words_are_no_cut_score_note(line, pie
 def test_a_line_finishes_with_a_sentence_end_or_an_instruction_and_its_formula():
     assert finishes("3. 秦朝建立于哪一年？") and finishes("解方程：2x + 3 = 11")
     assert not finishes("【4】写出实验室用过氧化氢溶") and not finishes("把下面的句子翻译成英语:")
+
+
+def test_paragraph_words():
+    from appliance.wording.problem_text import ends_paragraph, first_word, refers_back
+    assert first_word("Ignoring air resistance") == "Ignoring" and first_word("它是哪一学派的经典？") == "它" and first_word("  ") == ""
+    assert ends_paragraph("秦朝建立于哪一年？") and ends_paragraph("A ball is dropped from rest.")
+    assert not ends_paragraph("(1) 说明你的理由；") and not ends_paragraph("（g 取 10 N/kg）")
+    assert refers_back("它是哪一学派的经典？") and refers_back("Its mass is 2 kg. What is its weight?")
+    assert not refers_back("What is the past tense of \"go\"?") and not refers_back("Italy is a country.")
