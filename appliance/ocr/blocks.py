@@ -343,10 +343,11 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float) 
         above = parts[-1][-1]
         finished = ends_sentence(strip_number(above.text)) or ends_formula(strip_number(above.text))
         spaced = (row.top - above.bottom >= least or _pitch(above, row) >= farther) and finished
-        # a paragraph's end: a question or full stop well short of the column's right side,
-        # with room there for the next line's first word (not a labelled problem's first
-        # line: "3. A box holds 12 eggs." ⏎ "How many…" is one problem)
-        spaced = spaced or ((i > 1 or not block.numbered) and ends_paragraph(strip_number(above.text))
+        # in problems printed without labels, a paragraph's end: a question or full stop well
+        # short of the column's right side, with room there for the next line's first word
+        # (where labels are printed, they part the problems: "3. A box holds 12 eggs." ⏎
+        # "How many…" is one problem)
+        spaced = spaced or (not block.numbered and ends_paragraph(strip_number(above.text))
                             and not PART.match(row.text) and label_number(row.text) is None
                             and not refers_back(row.text)
                             and right - above.right > room + _first_word(row)
