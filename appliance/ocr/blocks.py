@@ -347,10 +347,9 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float) 
         # short of the column's right side, with room there for the next line's first word
         # (where labels are printed, they part the problems: "3. A box holds 12 eggs." ⏎
         # "How many…" is one problem)
-        spaced = spaced or (not block.numbered and ends_paragraph(strip_number(above.text))
-                            and not PART.match(row.text) and label_number(row.text) is None
-                            and not refers_back(row.text)
-                            and right - above.right > room + _first_word(row)
+        spaced = spaced or (not block.numbered and right - above.right > room + _first_word(row)
+                            and ends_paragraph(strip_number(above.text)) and not PART.match(row.text)
+                            and label_number(row.text) is None and not refers_back(row.text)
                             and reads_as_question(" ".join(r.text for r in block.rows[i:i + 2])))
         # its options, its (1), or a table between it and its (1)
         parts_of_it = is_options(row.text) or starts_sub_questions(row.text) or table_before_parts(r.text for r in block.rows[i:])
@@ -790,8 +789,12 @@ def split_columns(boxes: list[TextBox], unit: float, params: BlockParams, rows: 
     scores set apart from the text (a teacher's "+5" in the margin) are no column: they go
     with the nearer one."""
     width = params.gutter if gutter is None else gutter
-    spans = blank_filled_spans(boxes, params.blank_reach * unit)
-    columns = with_annotations_joined(split_spans(boxes, lambda b: spans[id(b)], width * unit))
+    if any(BLANK in b.text for b in boxes):
+        spans = blank_filled_spans(boxes, params.blank_reach * unit)
+        columns = split_spans(boxes, lambda b: spans[id(b)], width * unit)
+    else:
+        columns = split_spans(boxes, lambda b: (b.left, b.right), width * unit)
+    columns = with_annotations_joined(columns)
     return columns if len(columns) > 1 and all(_word_rows(c) >= rows for c in columns) else None
 
 

@@ -120,8 +120,7 @@ _HEADER_WORDS = re.compile(
     r"\bunit\s*\d+\b|\bchapter\s*\d+\b|\blesson\s*\d+\b|\bquiz(?:\b|(?=\d))|\bexam\b|\btest\s*\d+\b|\bpage\s+\d+\b|"
     r"\bassignment\b|\bhw\s*\d|\bexamination\b|\bmid-?term\b|\bunit\s+test\b|\b(?:directions|instructions)\s*[:：]|"
     r"\btime\s*[:：]\s*\d+\s*min|\btotal\s*[:：]?\s*\d+\s*(?:marks|points)\b|\btime\s+allowed\b|\b(?:maximum|max\.?|full)\s+marks\b|"
-    r"^write\s+(?:your|all)\s+answers\b|^read\s+(?:each|every|all|the)\s+questions?\s+carefully\b|\bcalculators?\s+(?:are|is|may|must)\b|"
-    r"^use\s+(?:a\s+)?(?:black|blue)\s+(?:ink|pen)\b|^do\s+not\s+write\b)"
+    r"\bcalculators?\s+(?:are|is|may|must)\b)"
     r"|姓名|班级|学号|得分|日期|作业|练习卷|测试卷|试卷|单元(?:测试|练习|检测)|课时练|第\s*\d+\s*页|本卷共\s*\d+\s*页"
     r"|时间\s*[:：]\s*\d+\s*分钟|满分\s*[:：]\s*\d+\s*分|本大题共\s*\d+\s*小?题|答题(?:区域|卡)|超出.{0,6}无效")
 # A name line whose writing lines were not read: only the words of a form's fields
@@ -129,9 +128,15 @@ _HEADER_WORDS = re.compile(
 _FORM_LINE = re.compile(r"^(?i:(?:name|class|no\.|number|score|date|grade|student(?:\s+id)?|id|period|form|marks?|"
                         r"teacher|total)(?![a-z])[\s:：_.]*)+$")
 # Words of a sheet's title that a problem may use too (练习钢琴): a title only in a short line that asks nothing.
-_TITLE_WORDS = re.compile(r"练习|复习|测验|检测|训练|测试|期中|期末|考试|提升|拓展|[七八九]年级|^第\s*[一二三四五六七八九十\d]{1,3}\s*章|^知识点\s*[一二三四五六七八九十\d]"
-                          r"|(?i:\breview\b|\bpractice\b|\bexercises\b|\bwarm[\s-]?up\b|\brevision\b|\bexit\s+ticket\b|^do\s+now\b"
-                          r"|\bchallenge\s+(?:questions|problems)\b|^extension\b|^(?:grade|year)\s+\d{1,2}\b)")
+_TITLE_WORDS = re.compile(r"练习|复习|测验|检测|训练|测试|期中|期末|考试|提升|拓展|[七八九]年级"
+                          r"|(?i:\breview\b|\bpractice\b|\bexercises\b|\bwarm[\s-]?up\b|\brevision\b|\bexit\s+ticket\b"
+                          r"|\bchallenge\s+(?:questions|problems)\b)")
+# ...and at a line's start: a chapter, a knowledge point, a class's starter or extension, a grade.
+_TITLE_START = re.compile(r"第\s*[一二三四五六七八九十\d]{1,3}\s*章|知识点\s*[一二三四五六七八九十\d]"
+                          r"|(?i:do\s+now\b|extension\b|(?:grade|year)\s+\d{1,2}\b)")
+# A sheet's instructions: "Write your answers in the spaces provided.", "Use black ink."
+_INSTRUCTION = re.compile(r"(?i:write\s+(?:your|all)\s+answers\b|read\s+(?:each|every|all|the)\s+questions?\s+carefully\b"
+                          r"|use\s+(?:a\s+)?(?:black|blue)\s+(?:ink|pen)\b|do\s+not\s+write\b)")
 _ASKS = re.compile(r"[?？=＝]|求|计算|解|多少|哪|什么|为什么|怎样|如何|是否|选择|填")
 
 # Marks a teacher or student puts beside a problem: ticks, crosses, circles, stars.
@@ -319,9 +324,9 @@ def is_header(line: str) -> bool:
         return True
     if _FORM_LINE.match(text):
         return True
-    if _HEADER_WORDS.search(text) and (len(text) <= 40 or not _ASKS.search(text)):
+    if (_HEADER_WORDS.search(text) or _INSTRUCTION.match(text)) and (len(text) <= 40 or not _ASKS.search(text)):
         return True
-    if _TITLE_WORDS.search(text) and len(text) <= 24 and not _ASKS.search(text):
+    if (_TITLE_WORDS.search(text) or _TITLE_START.match(text)) and len(text) <= 24 and not _ASKS.search(text):
         return True  # 「期中复习 综合练习」
     return False
 
