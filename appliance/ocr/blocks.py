@@ -341,20 +341,21 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float) 
     answers: set[int] = set()  # parts that may be writing right under a question's score note
     for i, row in enumerate(block.rows[1:], 1):
         above = parts[-1][-1]
-        finished = ends_sentence(strip_number(above.text)) or ends_formula(strip_number(above.text))
+        stem = strip_number(above.text)
+        finished = ends_sentence(stem) or ends_formula(stem)
         spaced = (row.top - above.bottom >= least or _pitch(above, row) >= farther) and finished
         # in problems printed without labels, a paragraph's end: a question or full stop well
         # short of the column's right side, with room there for the next line's first word
         # (where labels are printed, they part the problems: "3. A box holds 12 eggs." ⏎
         # "How many…" is one problem)
         spaced = spaced or (not block.numbered and right - above.right > room + _first_word(row)
-                            and ends_paragraph(strip_number(above.text)) and not PART.match(row.text)
+                            and ends_paragraph(stem) and not PART.match(row.text)
                             and label_number(row.text) is None and not refers_back(row.text)
                             and reads_as_question(" ".join(r.text for r in block.rows[i:i + 2])))
         # its options, its (1), or a table between it and its (1)
         parts_of_it = is_options(row.text) or starts_sub_questions(row.text) or table_before_parts(r.text for r in block.rows[i:])
         if (spaced or (ends_with_score(without_working(above.text)) and not marks_column(above.pieces))) and not parts_of_it:
-            if not spaced and ends_question(strip_number(above.text)):
+            if not spaced and ends_question(stem):
                 answers.add(len(parts))
             parts.append([row])
         else:
@@ -789,12 +790,8 @@ def split_columns(boxes: list[TextBox], unit: float, params: BlockParams, rows: 
     scores set apart from the text (a teacher's "+5" in the margin) are no column: they go
     with the nearer one."""
     width = params.gutter if gutter is None else gutter
-    if any(BLANK in b.text for b in boxes):
-        spans = blank_filled_spans(boxes, params.blank_reach * unit)
-        columns = split_spans(boxes, lambda b: spans[id(b)], width * unit)
-    else:
-        columns = split_spans(boxes, lambda b: (b.left, b.right), width * unit)
-    columns = with_annotations_joined(columns)
+    spans = blank_filled_spans(boxes, params.blank_reach * unit) if any(BLANK in b.text for b in boxes) else None
+    columns = with_annotations_joined(split_spans(boxes, (lambda b: spans[id(b)]) if spans else (lambda b: (b.left, b.right)), width * unit))
     return columns if len(columns) > 1 and all(_word_rows(c) >= rows for c in columns) else None
 
 
