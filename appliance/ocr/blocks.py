@@ -278,7 +278,9 @@ def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) ->
                                                  params.lost_number_least * unit)
     split: list[Block] = []
     for block in blocks:
-        split.extend([block] if block.header else _split_at_gaps(block, least, params.lost_number_pitch, params.paragraph_room))
+        # the column's right side: the widest row of the problems above and below, not only this one's
+        right = max([block.bounds[2]] + [b.bounds[2] for b in blocks if not b.header and _overlap(block, b) > 0])
+        split.extend([block] if block.header else _split_at_gaps(block, least, params.lost_number_pitch, params.paragraph_room, right))
     return split
 
 
@@ -332,9 +334,8 @@ def _first_word(row: Row) -> float:
     return (row.right - row.left) * len(first_word(text)) / max(1, len(text))
 
 
-def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float) -> list[Block]:
+def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, right: float) -> list[Block]:
     pitches = [_pitch(a, b) for a, b in zip(block.rows, block.rows[1:])]
-    right = max(r.right for r in block.rows)
     room *= statistics.median(r.height for r in block.rows)
     farther = pitch_share * statistics.median(pitches) if len(pitches) >= 3 else math.inf
     parts: list[list[Row]] = [[block.rows[0]]]
@@ -344,11 +345,12 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float) 
         stem = strip_number(above.text)
         finished = ends_sentence(stem) or ends_formula(stem)
         spaced = (row.top - above.bottom >= least or _pitch(above, row) >= farther) and finished
-        # in problems printed without labels, a paragraph's end: a question or full stop well
-        # short of the column's right side, with room there for the next line's first word
-        # (where labels are printed, they part the problems: "3. A box holds 12 eggs." ⏎
-        # "How many…" is one problem)
-        spaced = spaced or (not block.numbered and right - above.right > room + _first_word(row)
+        # a paragraph's end: a question or full stop short of the column's right side, with room
+        # there for the next line's first word. Where labels are printed they part the problems
+        # ("3. A box holds 12 eggs." ⏎ "How many…" is one problem): only a question mark, half
+        # the room, ends one there (「（4）北回归线的纬度大约是多少？」 ⏎ 「世界上面积最大的…」).
+        asked = ends_question(stem)
+        spaced = spaced or ((not block.numbered or asked) and right - above.right > room / (1 + asked) + _first_word(row)
                             and ends_paragraph(stem) and not PART.match(row.text)
                             and label_number(row.text) is None and not refers_back(row.text)
                             and reads_as_question(" ".join(r.text for r in block.rows[i:i + 2])))
