@@ -278,9 +278,8 @@ def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) ->
                                                  params.lost_number_least * unit)
     split: list[Block] = []
     for block in blocks:
-        # the column's right side: the widest row of the problems above and below, not only this one's
-        right = max([block.bounds[2]] + [b.bounds[2] for b in blocks if not b.header and _overlap(block, b) > 0])
-        split.extend([block] if block.header else _split_at_gaps(block, least, params.lost_number_pitch, params.paragraph_room, right))
+        split.extend([block] if block.header else _split_at_gaps(block, least, params.lost_number_pitch, params.paragraph_room,
+                                                                 _column_right(block, blocks)))
     return split
 
 
@@ -298,6 +297,11 @@ def split_skipped_numbers(blocks: list[Block]) -> list[Block]:
         parts = [block.rows[:at], block.rows[at:]] if at else [block.rows]
         split.extend(Block(p, block.header, block.numbered, touches_edge(p)) for p in parts)
     return split
+
+
+def _column_right(block: Block, blocks: list[Block]) -> float:
+    """The right side of the block's column: its widest row, or a wider one of the problems above and below."""
+    return max([block.bounds[2]] + [b.bounds[2] for b in blocks if not b.header and _overlap(block, b) > 0])
 
 
 def row_number(row: Row) -> int | None:
@@ -345,12 +349,11 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, 
         stem = strip_number(above.text)
         finished = ends_sentence(stem) or ends_formula(stem)
         spaced = (row.top - above.bottom >= least or _pitch(above, row) >= farther) and finished
-        # a paragraph's end: a question or full stop short of the column's right side, with room
-        # there for the next line's first word. Where labels are printed they part the problems
-        # ("3. A box holds 12 eggs." ⏎ "How many…" is one problem): only a question mark, half
-        # the room, ends one there (「（4）北回归线的纬度大约是多少？」 ⏎ 「世界上面积最大的…」).
-        asked = ends_question(stem)
-        spaced = spaced or ((not block.numbered or asked) and right - above.right > room / (1 + asked) + _first_word(row)
+        # in problems printed without labels, a paragraph's end: a question or full stop well
+        # short of the column's right side, with room there for the next line's first word
+        # (where labels are printed, they part the problems: "3. A box holds 12 eggs." ⏎
+        # "How many…" and 「（3）西汉建立于哪一年？」 ⏎ 「建立者是谁？」 are one problem each)
+        spaced = spaced or (not block.numbered and right - above.right > room + _first_word(row)
                             and ends_paragraph(stem) and not PART.match(row.text)
                             and label_number(row.text) is None and not refers_back(row.text)
                             and reads_as_question(" ".join(r.text for r in block.rows[i:i + 2])))
