@@ -29,7 +29,7 @@ import numpy as np
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
 from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
-                                            ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, first_word, is_annotation, marks_column, refers_back, is_caption,
+                                            ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, first_word, starts_bracketed_label, is_annotation, marks_column, refers_back, is_caption,
                                             is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
                                             is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_section_label, is_signed_score, is_stray, label_number, page_label_styles, styled_label,
@@ -416,7 +416,7 @@ def to_row(boxes: list[TextBox], size: tuple[int, int], params: BlockParams = Bl
     # its problem number at the left (its box ran on over a mark or the paper's edge).
     if "right" in sides and ends_sentence(text):
         sides -= {"right"}
-    if "left" in sides and TOP_LEVEL.match(text):
+    if "left" in sides and (TOP_LEVEL.match(text) or starts_bracketed_label(text)):
         sides -= {"left"}
     return Row(line, top, bottom, left, right, height, sides, tuple(b.text.strip() for b in boxes))
 

@@ -995,6 +995,16 @@ def ends_paragraph(line: str) -> bool:
     return line.rstrip()[-1:] in ("?", "？", "。", ".", "!", "！")
 
 
+# A label in brackets closed on both sides at a line's start: 「（7）」 "(7)" 【7】; not "7)" or
+# 「7】」, what a frame's side may leave of "(17)".
+_BRACKETED_LABEL_START = re.compile(r"^\s*[（(【\[〔［]\s*\d{1,3}\s*[)）】\]〕］]")
+
+
+def starts_bracketed_label(line: str) -> bool:
+    """The line starts with a whole bracketed label: a frame's side there cut nothing of it."""
+    return _BRACKETED_LABEL_START.match(line) is not None
+
+
 def first_word(line: str) -> str:
     """The line's first word: a Latin word, or one Chinese character."""
     line = line.strip()

@@ -1527,3 +1527,15 @@ def test_a_labelled_problems_second_line_stays_with_it(first, width, second):
     boxes = [box("(3) 地球自转的方向是怎样的？", 100, 490, 560), box(first, 100, 580, width),
              box(second, 100, 625, 40 * len(second)), box("(5) 一件商品原价 200 元，打七五折出售，现价是多少元？", 100, 760, 1280)]
     assert arrange_page(boxes, SIZE).text == join(first[4:], second)
+
+
+@pytest.mark.parametrize("label, chosen", [("(7)", True), ("7】", False)])
+def test_a_bracketed_label_at_the_frames_left_side_leaves_its_problem_whole(label, chosen):
+    """The frame's left side runs along (7)'s label: a label with both its brackets is whole,
+    and the problem with it; "7】" may be what the side left of 【17】."""
+    question = ["豌豆的高茎（D）对矮茎（d）为显性，基因", "型为 Dd 的两株豌豆杂交，子代中矮茎所占的", "比例是多少？"]
+    boxes = [box("(6) 细胞的控制中心是什么结构？", 40, 440, 560),
+             box(label, 0, 560, 60), box(question[0], 70, 560, 840), box(question[1], 70, 605, 840), box(question[2], 70, 650, 240),
+             box("(8) 血液循环中，体循环开始于心脏的哪个腔？", 40, 800, 840)]
+    text = arrange_page(boxes, SIZE).text
+    assert (text == join(join(question[0], question[1]), question[2])) is chosen

@@ -839,3 +839,10 @@ def test_paragraph_words():
     assert not ends_paragraph("(1) 说明你的理由；") and not ends_paragraph("（g 取 10 N/kg）")
     assert refers_back("它是哪一学派的经典？") and refers_back("Its mass is 2 kg. What is its weight?")
     assert not refers_back("What is the past tense of \"go\"?") and not refers_back("Italy is a country.")
+
+
+@pytest.mark.parametrize("line, whole", [("(7)豌豆的高茎对矮茎为显性", True), ("（12）秦朝建立于哪一年？", True), ("【3】写出化学方程式", True),
+                                         ("7)豌豆的高茎对矮茎为显性", False), ("7】写出化学方程式", False), ("豌豆 (7)", False)])
+def test_a_line_starts_with_a_whole_bracketed_label_only_with_both_brackets(line, whole):
+    from appliance.wording.problem_text import starts_bracketed_label
+    assert starts_bracketed_label(line) is whole
