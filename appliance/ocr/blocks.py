@@ -29,7 +29,7 @@ import numpy as np
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
 from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
-                                            ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, first_word, starts_bracketed_label, is_annotation, marks_column, refers_back, is_caption,
+                                            ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, first_word, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
                                             is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_section_label, is_signed_score, is_stray, label_number, page_label_styles, styled_label,
@@ -352,11 +352,14 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, 
         # in problems printed without labels, a paragraph's end: a question or full stop well
         # short of the column's right side, with room there for the next line's first word
         # (where labels are printed, they part the problems: "3. A box holds 12 eggs." ⏎
-        # "How many…" and 「（3）西汉建立于哪一年？」 ⏎ 「建立者是谁？」 are one problem each)
+        # "How many…" and 「（3）西汉建立于哪一年？」 ⏎ 「建立者是谁？」 are one problem each); the
+        # lines above must set a task: "A bag contains 3 red balls and 5 blue balls." is the stem
+        # of the question below it
         spaced = spaced or (not block.numbered and right - above.right > room + _first_word(row)
                             and ends_paragraph(stem) and not PART.match(row.text)
                             and label_number(row.text) is None and not refers_back(row.text)
-                            and reads_as_question(" ".join(r.text for r in block.rows[i:i + 2])))
+                            and reads_as_question(" ".join(r.text for r in block.rows[i:i + 2]))
+                            and sets_a_task(" ".join(r.text for r in parts[-1])))
         # its options, its (1), or a table between it and its (1)
         parts_of_it = is_options(row.text) or starts_sub_questions(row.text) or table_before_parts(r.text for r in block.rows[i:])
         if (spaced or (ends_with_score(without_working(above.text)) and not marks_column(above.pieces))) and not parts_of_it:

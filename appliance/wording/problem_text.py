@@ -377,6 +377,13 @@ _WORKING = re.compile(r"^\s*(?:由(?!于)|得|所以|因为|因此|∴|∵|移�
                       r"|^\s*[\d.]+(?:\s*[+\-×÷*/^]\s*[\d.]+)+\s*[=＝]\s*[\d.]+")  # a sum worked: "36=2²×3²"
 
 
+def sets_a_task(text: str) -> bool:
+    """The text asks (:func:`reads_as_question`) or gives an instruction before a colon
+    ("Change into the passive voice: …", 「计算：…」): a problem; not a statement alone
+    ("A bag contains 3 red balls and 5 blue balls.")."""
+    return reads_as_question(text) or ":" in text or "：" in text
+
+
 def reads_as_working(line: str) -> bool:
     """The line reads as a student's working, not as part of a problem."""
     return _WORKING.search(line) is not None and not reads_as_question(line)
@@ -670,10 +677,16 @@ def finishes(line: str) -> bool:
     return ends_sentence(line) or ends_formula(line)
 
 
+# A word a Chinese sentence goes on after (a copula, a particle, a preposition): 「一个圆的半径是」
+# is a line broken mid-sentence, not a label.
+_GOES_ON_AFTER = tuple("是的为在和与对把被将从向及或而")
+
+
 def is_section_label(line: str) -> bool:
     """A workbook's section label alone (「综合运用」: a few Chinese characters, no
-    punctuation, no figures) that asks nothing."""
-    return bool(_LABEL.match(line.strip())) and not reads_as_question(line)
+    punctuation, no figures) that asks nothing and does not break off mid-sentence."""
+    line = line.strip()
+    return bool(_LABEL.match(line)) and not reads_as_question(line) and not line.endswith(_GOES_ON_AFTER)
 
 
 def is_label_after(previous: str, line: str) -> bool:
@@ -681,7 +694,7 @@ def is_label_after(previous: str, line: str) -> bool:
     punctuation, no figures) printed after a problem that has ended its last sentence:
     it heads what follows, and is no part of that problem. A line that asks (「它是哪一学派的」
     wrapped in a narrow column) is the problem's next sentence, not a label."""
-    return bool(_LABEL.match(line.strip())) and ends_sentence(previous) and not reads_as_question(line)
+    return is_section_label(line) and ends_sentence(previous)
 
 
 # A figure's caption ("Figure for Q10", "Table 2", 「图1」, 「第3题图」, 「(第6题图)」).

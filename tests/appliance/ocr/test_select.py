@@ -1539,3 +1539,24 @@ def test_a_bracketed_label_at_the_frames_left_side_leaves_its_problem_whole(labe
              box("(8) 血液循环中，体循环开始于心脏的哪个腔？", 40, 800, 840)]
     text = arrange_page(boxes, SIZE).text
     assert (text == join(join(question[0], question[1]), question[2])) is chosen
+
+
+def test_a_statement_on_a_line_of_its_own_is_the_stem_of_the_question_under_it():
+    """No label was read over the problem, and its first sentence stops well short of the
+    column's side; but it states and asks nothing, so the question below is its own."""
+    lines = ["A bag contains 3 red balls and 5 blue balls.", "One ball is drawn at random. What is the probability that",
+             "it is blue?"]
+    boxes = [box(lines[0], 100, 560, 700), box(lines[1], 100, 605, 1300), box(lines[2], 100, 650, 200),
+             box("11) Solve the inequality: 3x - 5 < 7.", 100, 740, 700)]
+    assert arrange_page(boxes, SIZE).text == join(join(lines[0], lines[1]), lines[2])
+
+
+def test_a_problems_first_line_of_a_few_words_under_a_score_note_is_no_section_label():
+    """「一个圆的半径是」 alone on a line (its label was not read) under the problem above's
+    score note: a line broken off after 「是」 goes on below; it heads nothing."""
+    boxes = [box("7. 基因型为 Dd 的豌豆与基因型为 dd 的豌豆杂交，子代中矮茎所占的比例是多少？", 100, 380, 1300),
+             box("(8分)", 1200, 425, 120),
+             box("一个圆的半径是", 700, 500, 420), box("3 厘米，它的面积是多少平方厘米？", 100, 560, 1000),
+             box("(π 取 3.14)", 100, 620, 300),
+             box("9. 一件商品原价 200 元，打八折出售，现价是多少元？", 100, 760, 1300)]
+    assert arrange_page(boxes, SIZE).text.startswith("一个圆的半径是")

@@ -846,3 +846,19 @@ def test_paragraph_words():
 def test_a_line_starts_with_a_whole_bracketed_label_only_with_both_brackets(line, whole):
     from appliance.wording.problem_text import starts_bracketed_label
     assert starts_bracketed_label(line) is whole
+
+
+@pytest.mark.parametrize("text, task", [("A bag contains 3 red balls and 5 blue balls.", False), ("一个袋子里有3个红球和5个蓝球。", False),
+                                        ("Change into the passive voice: Tom cleans the room every day.", True),
+                                        ("计算：3/4 - 1/6", True), ("What is the probability that it is blue?", True)])
+def test_a_problem_sets_a_task_and_a_statement_does_not(text, task):
+    from appliance.wording.problem_text import sets_a_task
+    assert sets_a_task(text) is task
+
+
+@pytest.mark.parametrize("line, label", [("综合运用", True), ("能力提升", True), ("一个圆的半径是", False), ("水的化学式", True),
+                                         ("小明把", False), ("地球绕太阳运动的", False)])
+def test_a_line_broken_off_after_a_word_the_sentence_goes_on_after_is_no_section_label(line, label):
+    from appliance.wording.problem_text import is_label_after, is_section_label
+    assert is_section_label(line) is label
+    assert is_label_after("子代中矮茎所占的比例是多少？(8分)", line) is label
