@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -120,7 +121,7 @@ class Block:
             text = join(text, row.text)
         return text
 
-    @property
+    @cached_property  # rows are a tuple: fixed once the block is made
     def bounds(self) -> tuple[float, float, float, float]:
         return (min(r.left for r in self.rows), min(r.top for r in self.rows),
                 max(r.right for r in self.rows), max(r.bottom for r in self.rows))
@@ -278,8 +279,9 @@ def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) ->
                                                  params.lost_number_least * unit)
     split: list[Block] = []
     for block in blocks:
-        split.extend([block] if block.header else _split_at_gaps(block, least, params.lost_number_pitch, params.paragraph_room,
-                                                                 _column_right(block, blocks)))
+        # the column's side matters only to the paragraph rule, of blocks without labels
+        right = block.bounds[2] if block.numbered else _column_right(block, blocks)
+        split.extend([block] if block.header else _split_at_gaps(block, least, params.lost_number_pitch, params.paragraph_room, right))
     return split
 
 
