@@ -221,6 +221,9 @@ class BesideParams:
     least_gap: float = 0.3  # ...where the next box on its row stands at least this far (line heights)
     gap_fill: float = 0.8  # between two boxes, the stroke spans at least this share of the gap
     start_within: int = 30  # the blank's line starts this close to the box's edge (48-px scale)
+    # ...or, before a row's first box, this close: a justified line spreads its words, the
+    # blank that starts it too (「___   to   school   by   bike」)
+    start_within_before: int = 48
     paper_share: float = 0.65  # ink is darker than this share of the paper's brightness
     # A line blurred thin and grey may only reach this share: between two boxes, it is looked
     # for at this share when none is found at ``paper_share``, letters still told at that one.
@@ -364,9 +367,11 @@ def _blank_in_strip(grey: np.ndarray, letters: np.ndarray, least: int, crops: tu
                                   else share == params.paper_share or _thin(ink, *found)):
             break
         found = None
-    if found is None or found[1] > params.start_within:
+    if found is None or found[1] > (params.start_within if side == "right" else params.start_within_before):
         return False
     row, run_start, _ = found
+    if run_start > params.start_within and letters[:, :run_start].any(axis=0).sum() > 2:
+        return False  # a word space's paper only: 「一、」's stroke has its mark between it and the box
     side_above = letters[:max(1, row - 3), max(0, run_start - 2):run_start + 3].any(axis=1).mean()
     if side_above >= 0.6:  # the line is a drawn box's bottom edge (an answer box), not a blank
         return False

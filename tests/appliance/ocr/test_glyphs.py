@@ -1,6 +1,7 @@
 """Glyph positions: drawn blanks and raised/lowered digits, on hand-made line crops."""
 
 import numpy as np
+import pytest
 
 from appliance.ocr.glyphs import refine
 from appliance.ocr.rec import STRIDE, Reading
@@ -292,3 +293,35 @@ def test_underscores_read_over_a_drawn_line_get_no_more_blanks():
     ink(image, (10, 38), (220, 250))
     reading = Reading("e__t", 0.9, (step(24), step(90), step(150), step(236)))
     assert refine(reading, image).text == "e__t"
+
+
+def two_rows() -> tuple[np.ndarray, list[np.ndarray]]:
+    """A sentence's first row (x 100–600) and its second (x 260–640) under it, letters in both."""
+    page = np.full((400, 900, 3), 235, np.uint8)
+    quads = [np.array([[x0, y0], [x1, y0], [x1, y0 + 40], [x0, y0 + 40]], np.float32)
+             for x0, x1, y0 in ((100, 600, 100), (260, 640, 150))]
+    for quad in quads:
+        page[int(quad[0][1]) + 8:int(quad[0][1]) + 30, int(quad[0][0]) + 4:int(quad[1][0]) - 4:14] = 30
+    return page, quads
+
+
+@pytest.mark.parametrize("gap, found", [(30, True), (50, False)])
+def test_a_blank_before_a_justified_rows_first_box_is_found_within_a_word_space(gap, found):
+    # "…correct word: He" ⏎ "___    to    school": a justified line spreads its words, and the
+    # blank that starts it ends a word space before the row's first box (30 px at a 40-px
+    # line height: 36 at the 48-px scale); 50 px (60) is more than a line height away
+    page, quads = two_rows()
+    page[184:187, 260 - gap - 60:260 - gap] = 30  # the blank, 60 px long, on the row's base line
+    texts = ["Choose the correct word: He", "to school by bike"]
+    assert (beside(page, quads, texts)[1] == "____ to school by bike") is found
+
+
+def test_a_stroke_with_a_mark_between_it_and_a_rows_first_box_is_no_blank():
+    # 「一、植物细胞…」: the numeral's stroke lies like a blank a word space before the row's
+    # words, but its mark 「、」 stands between them, where a justified line has bare paper
+    page, quads = two_rows()
+    page[184:187, 170:230] = 30  # the stroke, ending 30 px before the box
+    texts = ["Check Your Understanding", "植物细胞具有而动物细胞通常没有的结构有哪些？"]
+    assert beside(page, quads, texts)[1].startswith("____")  # bare paper between: taken for a blank
+    page[180:188, 240:246] = 30  # the mark 「、」 between the stroke and the box
+    assert beside(page, quads, texts)[1] == texts[1]
