@@ -10,7 +10,7 @@ import statistics
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from appliance.ocr.cer import errors
+from appliance.wording.cer import errors
 from appliance.ocr.errors import ImageRejected, OcrEvalFileError
 from appliance.ocr.reader import OcrReader
 

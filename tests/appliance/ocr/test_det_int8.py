@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from appliance.ocr import det_int8
-from appliance.ocr.cer import errors, normalise
+from appliance.wording.cer import errors, normalise
 from appliance.ocr.evaluate import read_truth
 from appliance.ocr.det_int8 import calibration_tensors, int8_model
 from appliance.ocr.pipeline import PpOcrPipeline, int8_detector

@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from appliance.common.batcher import DeadlineExceeded, Overloaded
-from appliance.ocr.cer import cer
+from appliance.wording.cer import cer
 from appliance.ocr.errors import ImageRejected, NoTextFound
 from appliance.ocr.reader import OcrReader
 from appliance.ocr.result import STAGES

@@ -2,7 +2,7 @@
 
 import pytest
 
-from appliance.ocr.cer import cer, edit_distance, errors, normalise
+from appliance.wording.cer import cer, edit_distance, errors, normalise
 
 
 def test_subscripts_and_superscripts_fold():
