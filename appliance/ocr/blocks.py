@@ -279,9 +279,12 @@ def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) ->
                                                  params.lost_number_least * unit)
     split: list[Block] = []
     for block in blocks:
+        if block.header:
+            split.append(block)
+            continue
         # the column's side matters only to the paragraph rule, of blocks without labels
         right = block.bounds[2] if block.numbered else _column_right(block, blocks)
-        split.extend([block] if block.header else _split_at_gaps(block, least, params.lost_number_pitch, params.paragraph_room, right))
+        split.extend(_split_at_gaps(block, least, params.lost_number_pitch, params.paragraph_room, right))
     return split
 
 
@@ -351,17 +354,7 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, 
         stem = strip_number(above.text)
         finished = ends_sentence(stem) or ends_formula(stem)
         spaced = (row.top - above.bottom >= least or _pitch(above, row) >= farther) and finished
-        # in problems printed without labels, a paragraph's end: a question or full stop well
-        # short of the column's right side, with room there for the next line's first word
-        # (where labels are printed, they part the problems: "3. A box holds 12 eggs." ⏎
-        # "How many…" and 「（3）西汉建立于哪一年？」 ⏎ 「建立者是谁？」 are one problem each); the
-        # lines above must set a task: "A bag contains 3 red balls and 5 blue balls." is the stem
-        # of the question below it
-        spaced = spaced or (not block.numbered and right - above.right > room + _first_word(row)
-                            and ends_paragraph(stem) and not PART.match(row.text)
-                            and label_number(row.text) is None and not refers_back(row.text)
-                            and reads_as_question(" ".join(r.text for r in block.rows[i:i + 2]))
-                            and sets_a_task(" ".join(r.text for r in parts[-1])))
+        spaced = spaced or (not block.numbered and _paragraph_ends(parts[-1], block.rows[i:i + 2], right - room))
         # its options, its (1), or a table between it and its (1)
         parts_of_it = is_options(row.text) or starts_sub_questions(row.text) or table_before_parts(r.text for r in block.rows[i:])
         if (spaced or (ends_with_score(without_working(above.text)) and not marks_column(above.pieces))) and not parts_of_it:
@@ -377,6 +370,20 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, 
     blocks = [Block(tuple(p), False, block.numbered and not (i in answers and not any(reads_as_question(r.text) for r in p)),
                     touches_edge(p)) for i, p in enumerate(parts)]
     return blocks[:1] + [part for b in blocks[1:] for part in _figures_apart(b)]
+
+
+def _paragraph_ends(lines: list[Row], below: tuple[Row, ...], edge: float) -> bool:
+    """In problems printed without labels, ``lines`` end a problem: the last ends a question
+    or full stop short of ``edge`` (the column's right side less some room) by the next
+    line's first word, and the lines set a task ("A bag contains 3 red balls and 5 blue
+    balls." is the stem of the question below it); the next line asks on its own, with no
+    label or part, and does not point back. Where labels are printed they part the problems:
+    "3. A box holds 12 eggs." ⏎ "How many…" and 「（3）西汉建立于哪一年？」 ⏎ 「建立者是谁？」
+    are one problem each."""
+    last, row = lines[-1], below[0]
+    return (edge - last.right > _first_word(row) and ends_paragraph(strip_number(last.text))
+            and not PART.match(row.text) and label_number(row.text) is None and not refers_back(row.text)
+            and reads_as_question(" ".join(r.text for r in below)) and sets_a_task(" ".join(r.text for r in lines)))
 
 
 def _figures_apart(block: Block) -> list[Block]:
