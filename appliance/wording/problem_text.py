@@ -96,6 +96,9 @@ _SECTION = re.compile(rf"^\s*(?:[{CN_DIGITS}]+\s*[、.．]\s*[^\s（(\[【]{{0,8
 # A section heading with a short label and nothing else: 「三、基础知识」 「一、解方程（每题4分）」
 # (「十一、解方程：2x+3=13」 is a problem).
 _SECTION_LABEL = re.compile(rf"^\s*[{CN_DIGITS}]{{1,3}}\s*[、.．]\s*[\u4e00-\u9fff]{{2,8}}\s*(?:{_SCORE_NOTE})?\s*$")
+# A section's title whose numeral was lost or never printed, with its section's score note:
+# 「知识回顾（每空1分）」 「基础知识（共20分）」 (a problem's note is its own: 「（5分）」).
+_SECTION_WITH_NOTE = re.compile(r"^\s*[\u4e00-\u9fff]{2,8}\s*[（(]\s*(?:每(?:小)?(?:题|空)|共|本(?:大)?题共)[^）)？?]{0,14}[)）]?\s*$")
 # An English section heading with a title and nothing else, perhaps its score note: "IV. Fill in
 # the Blanks (2 marks each)", "Section E: Reading Comprehension" (every word of four letters
 # or more capitalised: "IV. Name the largest ocean" is a problem); 「第二部分 选择题」.
@@ -136,7 +139,10 @@ _TITLE_START = re.compile(r"第\s*[一二三四五六七八九十\d]{1,3}\s*章|
                           r"|(?i:do\s+now\b|extension\b|(?:grade|year)\s+\d{1,2}\b)")
 # A sheet's instructions: "Write your answers in the spaces provided.", "Use black ink."
 _INSTRUCTION = re.compile(r"(?i:write\s+(?:your|all)\s+answers\b|read\s+(?:each|every|all|the)\s+questions?\s+carefully\b"
-                          r"|use\s+(?:a\s+)?(?:black|blue)\s+(?:ink|pen)\b|do\s+not\s+write\b)")
+                          r"|use\s+(?:a\s+)?(?:black|blue)\s+(?:ink|pen)\b|do\s+not\s+write\b)"
+                          # 「注意：…」 「请在横线上作答。」 「请用黑色签字笔作答。」 「解答时写出必要的文字说明和步骤。」
+                          r"|注意(?:事项)?\s*[:：]|请?(?:在|于|用|使用)[^？?。，,]{0,12}(?:作答|答题|书写)\s*[。.]?\s*$"
+                          r"|(?:解答|答题)(?:时|应|须|需|要)[^？?]{0,24}$")
 _ASKS = re.compile(r"[?？=＝]|求|计算|解|多少|哪|什么|为什么|怎样|如何|是否|选择|填")
 
 # Marks a teacher or student puts beside a problem: ticks, crosses, circles, stars.
@@ -164,6 +170,16 @@ def number_prefix(line: str) -> str:
     """The problem number that starts ``line``, or ""."""
     match = NUMBER.match(line)
     return line[: match.end()] if match else ""
+
+
+def numbered_in_turn(first: str, line: str) -> bool:
+    """``line`` starts with a problem number in the style of the one that starts ``first``,
+    and a greater one (「【9】…」 then 「【10】…」, "3." then "4."): the next problem of a row
+    of problems set side by side. Not a sub-question "(1)" after a problem's "3."."""
+    numbers = label_number(first), label_number(line)
+    if None in numbers or numbers[1] <= numbers[0]:
+        return False
+    return re.sub(r"[\d\s]", "", number_prefix(first)) == re.sub(r"[\d\s]", "", number_prefix(line))
 
 
 def gives_after_colon(above: str, line: str) -> bool:
@@ -288,14 +304,20 @@ def bracketed_number(line: str) -> int | None:
     return int(digits) if digits else ord(match.group().strip()) - 0x2473
 
 
+# More bracketed numbers than a problem's sub-questions run to: (1) … (8) number problems.
+LONGEST_PARTS = 8
+
+
 def brackets_number_problems(top_level: int, bracketed: list[int]) -> bool:
     """Whether a page's bracketed numbers number its problems rather than sub-questions:
     it has no other problem number, or they are at least twice as many as its other
     numbers (a number circled by the teacher read bare, 「11光合作用…」), none repeats
-    and none is (1), which sub-questions start from."""
+    and none is (1), which sub-questions start from, unless they run on as no problem's
+    parts do: (1) to (8) and more, under an exercise's heading 「习题3.2」."""
     if top_level == 0:
         return True
-    return len(bracketed) >= 2 * top_level and len(set(bracketed)) == len(bracketed) and 1 not in bracketed
+    return len(bracketed) >= 2 * top_level and len(set(bracketed)) == len(bracketed) and (
+        1 not in bracketed or len(bracketed) >= LONGEST_PARTS)
 
 
 # A score note with the problem after it: the number before it was lost (a circled number
@@ -320,7 +342,7 @@ def is_header(line: str) -> bool:
         return True
     if ((_SECTION.match(text) and (len(text) <= 24 or len(text) <= 60 and not reads_as_question(text)))
             or _SECTION_LABEL.match(text) or _BRACKETED_LABEL.match(text) or _SECTION_KIND.match(text)
-            or _SECTION_TITLE.match(text)):
+            or _SECTION_TITLE.match(text) or _SECTION_WITH_NOTE.match(text)):
         return True
     if _FORM_LINE.match(text):
         return True
@@ -358,8 +380,9 @@ def is_lead_in(line: str) -> bool:
 
 # A problem's own words: a question mark, a blank to fill, or a word that asks or instructs.
 _QUESTION = re.compile(r"[?？]|[_＿]{2,}|求|计算|多少|哪|什么|怎样|如何|是否|谁|几|写出|比较|判断|选择|填|解方程|解不等式"
+                       r"|化成|化简|因式分解|分解因式|翻译|画出|指出"
                        r"|(?i:\b(?:what|which|who|whom|whose|when|where|why|how|find|solve|calculate|compute|"
-                       r"simplify|fill|choose|translate|write|name|explain|describe|evaluate)\b)")
+                       r"simplify|fill|choose|translate|write|name|explain|describe|evaluate|convert|factori[sz]e|expand|prove|rewrite)\b)")
 
 
 def reads_as_question(text: str) -> bool:

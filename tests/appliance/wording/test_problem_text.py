@@ -3,7 +3,8 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (cut_score_note, finishes, is_hint, label_near, label_number, page_label_styles, styled_label, starts_answer, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
+from appliance.wording.problem_text import (brackets_number_problems, numbered_in_turn, reads_as_question,
+                                            cut_score_note, finishes, is_hint, label_near, label_number, page_label_styles, styled_label, starts_answer, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
                                             is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_how_to_answer, without_working)
 
@@ -33,7 +34,12 @@ def test_an_english_score_note_whose_bracket_was_read_as_a_letter_is_left_out():
                                   "Calculators are not allowed.", "Use black ink.", "Do not write in this margin.",
                                   "Revision Sheet 2", "Grade 8 Mathematics", "Year 9 Science", "Exit ticket", "Do now",
                                   "Challenge questions", "Extension", "本卷共 6 页", "第二章 一元一次方程", "数学（七年级上册）",
-                                  "知识点一：有理数"])
+                                  "知识点一：有理数",
+                                  # how to answer, above the problems (no problem's words)
+                                  "请在横线上作答。", "请用黑色签字笔作答。", "注意：解答时写出必要的文字说明和步骤。",
+                                  "解答时应写出必要的演算步骤", "请在答题卡上作答",
+                                  # a section's title with its section's score note, its numeral lost
+                                  "知识回顾（每空1分）", "基础知识（共20分）"])
 def test_headers(line):
     assert is_header(line)
 
@@ -44,7 +50,9 @@ def test_headers(line):
                                   "What is the revision of the law?", "Write your answer as a fraction: 3/4 + 1/6 = ?",
                                   "A calculator is used to find 2 + 2. What is it?", "第二章讲了什么？", "Do now: solve 2x + 3 = 11.",
                                   "Extension: find x if 2x = 6.", "Year 9 students ran 5 km. How long did it take?",
-                                  "七年级有多少名学生？", "知识点一：有理数的加法，计算 3+5"])
+                                  "七年级有多少名学生？", "知识点一：有理数的加法，计算 3+5",
+                                  "请写出碳在氧气中充分燃烧的化学方程式。", "请用含 x 的式子表示长方形的周长。",
+                                  "用黑色笔书写的字是什么颜色？", "计算（5分）", "水的化学式是什么？（每空1分）"])
 def test_problems_are_not_headers(line):
     assert not is_header(line)
 
@@ -862,3 +870,25 @@ def test_a_line_broken_off_after_a_word_the_sentence_goes_on_after_is_no_section
     from appliance.wording.problem_text import is_label_after, is_section_label
     assert is_section_label(line) is label
     assert is_label_after("子代中矮茎所占的比例是多少？(8分)", line) is label
+
+
+@pytest.mark.parametrize("text", ["把 0.75 化成最简分数。", "化简：3a + 2a", "Translate into Chinese: Practice makes perfect.",
+                                  "Convert 0.75 to a fraction.", "Factorise x² - 9.", "因式分解：x² - 9", "翻译下面的句子。"])
+def test_an_instruction_with_no_question_word_sets_a_task(text):
+    assert reads_as_question(text)
+
+
+@pytest.mark.parametrize("first, line, expected", [
+    ("【9】解方程：2x + 3 = 11", "【10】计算：3/4 + 1/6", True), ("3. Add 3 and 4.", "4. Find the LCM.", True),
+    ("Q7 计算：3/4", "Q8 求 log₂8 的值。", True),
+    ("3. 已知集合 A", "(1) 求 A∩B", False),  # a sub-question after the problem's number
+    ("【10】计算", "【9】解方程", False), ("计算：3/4 + 1/6", "【10】求值", False), ("3. Add 3 and 4.", "4) Find", False)])
+def test_a_problem_set_beside_another_is_numbered_in_turn_in_its_style(first, line, expected):
+    assert numbered_in_turn(first, line) is expected
+
+
+def test_bracketed_numbers_that_run_past_any_problems_parts_number_problems():
+    # under 「习题3.2」 (one top-level label) the page runs (1) … (21)
+    assert brackets_number_problems(1, list(range(1, 22)))
+    assert not brackets_number_problems(1, [1, 2, 3])  # a problem's three parts
+    assert not brackets_number_problems(3, [1, 2, 3, 1, 2, 1, 2, 3, 4])  # parts of three problems
