@@ -33,7 +33,7 @@ from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVE
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, first_word, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
-                                            is_lone_letter, is_options_or_data, is_score_only, is_scribble, is_section_label, is_signed_score, is_stray, label_number, page_label_styles, styled_label,
+                                            is_lone_letter, is_options_or_data, is_score_only, numbered_in_turn, is_scribble, is_section_label, is_signed_score, is_stray, label_number, page_label_styles, styled_label,
                                             reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
                                             next_own_style_part, starts_problem, table_before_parts, top_level_count, starts_sub_questions, stem_asks, strip_number, strip_ticks,
                                             without_working)
@@ -87,6 +87,9 @@ class BlockParams:
     # ...or where the row above ends a question or sentence with room for the next row's first
     # word and this many line heights more before the column's right side (a paragraph's end)
     paragraph_room: float = 1.0
+    # Problems set side by side without numbers: a finished one, then a space of at least
+    # this many line heights before one that asks (a word space is a third of one)
+    cell_gap: float = 1.5
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,7 @@ class Row:
     pieces: tuple[str, ...] = ()  # its boxes' texts, left to right
     label: int = 0  # the length of a label in a style the page uses (:func:`page_label_styles`)
     label_value: int | None = None  # ...and its number
+    cell: bool = False  # one of problems set side by side in a printed row (:func:`grid_cells`)
 
     @property
     def text(self) -> str:
@@ -163,7 +167,8 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     styles = page_label_styles(lines)
     blocks: list[Block] = []
     for region in regions:
-        rows = [labelled(to_row(row, size, params), styles) for row in group_rows(region)]
+        rows = [labelled(replace(to_row(cell, size, params), cell=len(cells) > 1), styles) for row in group_rows(region)
+                for cells in [grid_cells(row, params.cell_gap * unit)] for cell in cells]
         led_in = under_lead_in(blocks)
         for block in split_region(rows, sub_questions_start, led_in, led_in and blocks[-1].header):
             previous = blocks[-1] if blocks else None
@@ -175,6 +180,24 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     for split in (split_off_answer, split_off_working_above, split_off_figure):
         blocks = [part for block in blocks for part in split(block)]
     return blocks
+
+
+def grid_cells(row: list[TextBox], gap: float) -> list[list[TextBox]]:
+    """A row of problems set side by side (「【9】解方程：2x+3=11   【10】计算：3/4+1/6」), one
+    cell per problem: parted before each box numbered in turn after the cell before it
+    (:func:`numbered_in_turn`), or that asks ``gap`` or more after a box that finishes a
+    problem (「水的化学式是什么？      计算：√48÷√3」); else the row whole."""
+    boxes = sorted(row, key=lambda b: b.left)
+    cells = [[boxes[0]]]
+    for box in boxes[1:]:
+        before = cells[-1][-1]
+        finished = ends_paragraph(strip_ticks(before.text)) or ends_formula(strip_ticks(before.text))
+        if numbered_in_turn(cells[-1][0].text, box.text) or (
+                box.left - before.right >= gap and finished and reads_as_question(box.text)):
+            cells.append([box])
+        else:
+            cells[-1].append(box)
+    return cells
 
 
 def split_off_working_above(block: Block) -> list[Block]:
@@ -283,25 +306,36 @@ def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) ->
             split.append(block)
             continue
         # the column's side matters only to the paragraph rule, of blocks without labels
-        right = block.bounds[2] if block.numbered else _column_right(block, blocks)
+        right = block.bounds[2] if _printed_label(block) else _column_right(block, blocks)
         split.extend(_split_at_gaps(block, least, params.lost_number_pitch, params.paragraph_room, right))
     return split
 
 
 def split_skipped_numbers(blocks: list[Block]) -> list[Block]:
-    """Problem n right above problem n + 2 in its column, and no n + 1 on the page: n + 1
-    lost its number (a faint or circled print) and, spaced like a problem's own lines, was
-    read on into n. It starts after n's paragraph end (:func:`_paragraph_end`), if any."""
+    """Problem n right above problem n + k in its column (k up to ``MOST_SKIPPED`` + 1), and
+    none of n + 1 … n + k - 1 on the page: those lost their numbers (a faint or circled
+    print) and, spaced like a problem's own lines, were read on into n. They start after
+    n's paragraph ends (:func:`_paragraph_ends_of`), where there are as many as problems lost."""
     numbers = [row_number(b.rows[0]) if b.numbered else None for b in blocks]
     split: list[Block] = []
     for i, block in enumerate(blocks):
         below = next((b for b in blocks[i + 1:] if not b.header and _overlap(block, b) > 0), None)
-        n = numbers[i]
-        at = _paragraph_end(block) if n is not None and n + 1 not in numbers and below is not None \
-            and below.numbered and row_number(below.rows[0]) == n + 2 else None
-        parts = [block.rows[:at], block.rows[at:]] if at else [block.rows]
+        n, lost = numbers[i], 0
+        if n is not None and below is not None and below.numbered and (after := row_number(below.rows[0])) is not None:
+            lost = after - n - 1 if 0 < after - n - 1 <= MOST_SKIPPED and not set(range(n + 1, after)) & set(numbers) else 0
+        ats = _paragraph_ends_of(block, lost) if lost else []
+        parts = [block.rows[a:b] for a, b in zip([0, *ats], [*ats, len(block.rows)])]
         split.extend(Block(p, block.header, block.numbered, touches_edge(p)) for p in parts)
     return split
+
+
+#: At most this many problems in a row may have lost their numbers (:func:`split_skipped_numbers`).
+MOST_SKIPPED = 3
+
+
+def _printed_label(block: Block) -> bool:
+    """The block starts with a printed label, not only numbered as the first line under a lead-in."""
+    return block.numbered and (block.rows[0].label > 0 or NUMBER.match(block.rows[0].text) is not None)
 
 
 def _column_right(block: Block, blocks: list[Block]) -> float:
@@ -313,10 +347,10 @@ def row_number(row: Row) -> int | None:
     return row.label_value if row.label else label_number(row.text)
 
 
-def _paragraph_end(block: Block) -> int | None:
-    """The row after which a new paragraph starts: after a finished sentence that stops short
-    of the block's width, or after the only finished sentence (not before answer options or
-    sub-questions); None when no such row or several."""
+def _paragraph_ends_of(block: Block, count: int) -> list[int]:
+    """The ``count`` rows after which new paragraphs start: after finished sentences that stop
+    short of the block's width, or after the only finished sentences (not before answer
+    options or sub-questions); [] when there are not exactly that many."""
     left, right = min(r.left for r in block.rows), max(r.right for r in block.rows)
     ends, short = [], []
     for i in range(1, len(block.rows)):
@@ -325,7 +359,7 @@ def _paragraph_end(block: Block) -> int | None:
             ends.append(i)
             if block.rows[i - 1].right < left + 0.8 * (right - left):
                 short.append(i)
-    return short[0] if len(short) == 1 else ends[0] if len(ends) == 1 else None
+    return short if len(short) == count else ends if len(ends) == count else []
 
 
 def problem_spacing(blocks: list[Block]) -> float | None:
@@ -354,7 +388,8 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, 
         stem = strip_number(above.text)
         finished = ends_sentence(stem) or ends_formula(stem)
         spaced = (row.top - above.bottom >= least or _pitch(above, row) >= farther) and finished
-        spaced = spaced or (not block.numbered and _paragraph_ends(parts[-1], block.rows[i:i + 2], right - room))
+        spaced = spaced or (not _printed_label(block) and _paragraph_ends(parts[-1], block.rows[i:i + 2], right - room))
+        spaced = spaced or (finished and (above.cell or row.cell))  # each problem of a row set side by side ends there
         # its options, its (1), or a table between it and its (1)
         parts_of_it = is_options(row.text) or starts_sub_questions(row.text) or table_before_parts(r.text for r in block.rows[i:])
         if (spaced or (ends_with_score(without_working(above.text)) and not marks_column(above.pieces))) and not parts_of_it:
@@ -377,13 +412,15 @@ def _paragraph_ends(lines: list[Row], below: tuple[Row, ...], edge: float) -> bo
     or full stop short of ``edge`` (the column's right side less some room) by the next
     line's first word, and the lines set a task ("A bag contains 3 red balls and 5 blue
     balls." is the stem of the question below it); the next line asks on its own, with no
-    label or part, and does not point back. Where labels are printed they part the problems:
+    label or part (or runs off the frame's side, its end unseen), and does not point back.
+    Where labels are printed they part the problems:
     "3. A box holds 12 eggs." ⏎ "How many…" and 「（3）西汉建立于哪一年？」 ⏎ 「建立者是谁？」
     are one problem each."""
-    last, row = lines[-1], below[0]
-    return (edge - last.right > _first_word(row) and ends_paragraph(strip_number(last.text))
+    last, row, stem = lines[-1], below[0], strip_number(strip_ticks(lines[-1].text))
+    return (edge - last.right > _first_word(row) and (ends_paragraph(stem) or ends_formula(stem))
             and not PART.match(row.text) and label_number(row.text) is None and not refers_back(row.text)
-            and reads_as_question(" ".join(r.text for r in below)) and sets_a_task(" ".join(r.text for r in lines)))
+            and (reads_as_question(" ".join(r.text for r in below)) or "right" in row.sides)
+            and sets_a_task(" ".join(r.text for r in lines)))
 
 
 def _figures_apart(block: Block) -> list[Block]:
@@ -859,8 +896,10 @@ def _last_options(column: list[TextBox], left: list[TextBox]) -> bool:
 def _word_rows(column: list[TextBox]) -> int:
     """Rows with words: score notes set at the right, answer brackets and marks are no
     column, nor is a box of one glyph not yet read (a page planned from its boxes alone:
-    a star or a tick in the margin)."""
-    return len(group_rows([b for b in column if not is_annotation(b.text) and not _one_glyph_unread(b)]))
+    a star or a tick in the margin), nor problem numbers set apart from their lines (「7、」
+    a space before 「写出…」; a number in brackets may be a marks column's "[5]")."""
+    return len(group_rows([b for b in column if not is_annotation(b.text) and not _one_glyph_unread(b)
+                           and not (b.text.strip() and is_number_alone(b.text) and not starts_bracketed_label(b.text))]))
 
 
 def _one_glyph_unread(box: TextBox) -> bool:

@@ -137,3 +137,97 @@ def test_lines_parted_at_one_place_under_a_line_across_it_are_one_column():
     rows.append(box("Read each problem carefully and write your answers in the spaces given.", 0, 240 + 6 * PITCH, 780))
     texts = [b.text for b in find_blocks(rows, SIZE)]
     assert not any(t.startswith("5．") for t in texts)  # the right side's lines are not a column of their own
+
+
+# Short problems, one line each: lists, rows of problems set side by side, and what stands above them
+
+
+@pytest.mark.parametrize("instruction", ["请在横线上作答。", "请用黑色签字笔作答。", "注意：解答时写出必要的文字说明和步骤。"])
+def test_how_to_answer_above_a_list_of_problems_is_no_part_of_them(instruction):
+    rows = [("三、填空题（每空1分）", 300), (instruction, 300), ("解方程：2x + 3 = 13", 250), ("秦朝建立于哪一年？", 260),
+            ("《南京条约》是哪一年签订的？", 380)]
+    layout = arrange_page(column(rows, 480 - 2 * PITCH - 17), SIZE)
+    assert layout.text == "解方程：2x + 3 = 13"  # the frame's centre is on it; the next line asks on its own
+
+
+def test_an_instruction_without_a_question_word_ends_a_problem_short_of_the_column_side():
+    rows = [("把 0.75 化成最简分数。", 300), ("计算：3/4 + 1/6", 230), ("《春晓》的作者是谁？", 280),
+            ("一个直角三角形的两条直角边分别是 6 和 8，求斜边的长。", 760)]
+    layout = arrange_page(column(rows, 480 - 17), SIZE)
+    assert layout.text == "把 0.75 化成最简分数。"
+
+
+def grid(rows: list[list[str]], top: float, lefts: tuple[float, ...] = (100, 520, 940)) -> list[TextBox]:
+    """Problems set side by side: each row's cells at the same lefts, one pitch apart."""
+    return [box(text, lefts[k], top + i * PITCH, 24 * len(text)) for i, cells in enumerate(rows) for k, text in enumerate(cells)]
+
+
+def test_a_row_of_numbered_problems_set_side_by_side_is_one_problem_each():
+    rows = [["【7】计算：3/4 - 1/6", "【8】因式分解：x² - 9"], ["【9】解方程：2x + 3 = 11", "【10】计算：3/4 + 1/6"],
+            ["【11】求 log₂8 的值。", "【12】秦朝建立于哪一年？"]]
+    layout = arrange_page(grid(rows, 480 - PITCH - 17, (150, 600)), SIZE)
+    assert layout.text == "计算：3/4 + 1/6"  # the frame's centre (640, 480) lies in the row's right-hand cell's column
+    assert layout.choices == ()
+
+
+def test_a_row_of_problems_without_numbers_set_far_apart_is_one_problem_each():
+    rows = [["计算：3/4 - 1/6", "因式分解：x² - 9", "求 log₂8 的值。"], ["解方程：2x + 3 = 11", "鸦片战争爆发于哪一年？", "水的化学式是什么？"],
+            ["计算：√48 ÷ √3", "秦朝灭亡于哪一年？", "计算：3/4 + 1/6"]]
+    # a list of problems runs on above and below the rows at the same pitch: no gutter runs down the page
+    above = [("一个长方形的长是8厘米，宽是6厘米，它的面积是多少平方厘米？", 1000), ("我国最长的河流是哪一条？", 330)]
+    below = [("一件商品原价200元，打八折出售，现价是多少元？", 800), ("用20N的水平拉力拉着物体沿水平方向移动了5m，拉力做了多少功？", 1050)]
+    boxes = column(above, 480 - 3 * PITCH - 17, x=100) + grid(rows, 480 - PITCH - 17) + column(below, 480 + 2 * PITCH - 17, x=100)
+    assert arrange_page(boxes, SIZE).text == "鸦片战争爆发于哪一年？"
+
+
+def test_problems_under_a_lead_in_without_numbers_are_parted_at_their_ends():
+    # "Section A: Multiple choice" leads in: its first line starts a problem, printed without a number
+    rows = [("Section A: Multiple choice", 380), ("Solve the inequality: 3x - 5 > 7.", 480),
+            ("Change into the passive voice: Tom cleans the room.", 700), ("What is the past participle of \"go\"?", 520),
+            ("Translate into Chinese: Practice makes perfect.", 650), ("What is the sum of the interior angles of a hexagon?", 900)]
+    layout = arrange_page(column(rows, 480 - 3 * PITCH - 17), SIZE)
+    assert layout.text == "What is the past participle of \"go\"?"
+
+
+def test_bracketed_numbers_that_run_on_past_any_problems_parts_number_the_problems():
+    # one exercise's label 「习题3.2」 above (1) … (12): these are problems, not its parts
+    rows = [("习题3.2", 120)] + [(f"({n}) {q}", 400) for n, q in enumerate(
+        ["水的化学式是什么？", "秦朝建立于哪一年？", "计算：√48 ÷ √3", "我国最长的河流是哪一条？", "《背影》的作者是谁？",
+         "秦朝灭亡于哪一年？", "求 24 和 36 的最大公因数。", "解方程：x² - 5x + 4 = 0", "《春晓》的作者是谁？",
+         "光合作用的场所是哪里？"], 1)]
+    layout = arrange_page(column(rows, 480 - 5 * PITCH - 17), SIZE)
+    assert layout.text == "《背影》的作者是谁？"
+
+
+def test_problem_numbers_set_a_space_left_of_their_lines_are_no_column():
+    # a close shot: 「7、」 … a word space and more before each line, one line a problem
+    lines = ["写出实验室用高锰酸钾制取氧气的化学方程式。", "一个长方形的长是8厘米，宽是6厘米，它的面积是多少？", "我国第二长的河流是哪一条？",
+             "计算：3/4 + 1/6", "我国最长的河流是哪一条？", "求 24 和 36 的最大公因数。", "《背影》的作者是谁？"]
+    boxes = [box(f"{n}、", 100, 480 - 3 * 60 - 20 + i * 60, 70, h=44) for i, n in enumerate(range(7, 14))]
+    boxes += [box(text, 230, 480 - 3 * 60 - 20 + i * 60, 36 * len(text), h=44) for i, text in enumerate(lines)]
+    assert arrange_page(boxes, SIZE).text == "计算：3/4 + 1/6"
+
+
+def test_two_problems_in_turn_that_lost_their_numbers_are_parted_at_their_ends():
+    # 【2】 right above 【5】: 3 and 4 lost their labels (under a finger, faint) and were read on into 2
+    rows = [("【1】用20N的水平拉力拉着物体沿水平方向移动了5m，拉力做了多少功？", 900),
+            ("【2】豌豆的高茎对矮茎为显性，基因型为Dd的两株豌豆杂交，子代中矮茎所占的比", 1000), ("例是多少？", 130),
+            ("地球自转一周的时间大约是多少？", 420), ("一个质量为5kg的物体受到10N的合外力作用，求它的加速度大小。", 880),
+            ("【5】成语“守株待兔”比喻什么？", 430), ("【6】第二次世界大战结束于哪一年？", 460)]
+    layout = arrange_page(column(rows, 480 - 3 * PITCH - 17, x=150), SIZE)
+    assert layout.text == "地球自转一周的时间大约是多少？"
+
+
+def test_a_finished_question_above_a_line_cut_by_the_frame_side_ends_its_problem():
+    # no labels printed; the line below runs off the frame, so whether it asks is not seen
+    boxes = [box("知识回顾（每空1分）", 240, 380, 330), box("我国面积最大的省级行政区是哪一个？", 240, 460, 580),
+             box("一个长方形的长是8厘米，宽是6厘米，它的面积", 240, 505, 1040)]  # to the frame's right side (1280)
+    assert arrange_page(boxes, SIZE).text == "我国面积最大的省级行政区是哪一个？"
+
+
+def test_what_stands_far_right_of_a_finished_problem_and_asks_nothing_is_no_problem_beside_it():
+    # a score note and a student's answer set apart on the problem's row: no second cell
+    rows = [[("【8】秦朝建立于哪一年？", 150), ("公元前221年", 800)], [("【9】水的化学式是什么？", 150), ("(2分)", 1100)]]
+    boxes = [box(text, x, 440 + i * PITCH, 24 * len(text)) for i, row in enumerate(rows) for text, x in row]
+    texts = [b.text for b in find_blocks(boxes, SIZE)]
+    assert [t for t in texts if "秦朝" in t or "公元前" in t] == ["【8】秦朝建立于哪一年？公元前221年"]
