@@ -10,7 +10,8 @@ from appliance.wording.problem_text import (brackets_number_problems, numbered_i
 
 
 @pytest.mark.parametrize("line, rest", [("V【2】“欲穷千里目”的下一句是什么？", "【2】“欲穷千里目”的下一句是什么？"),
-                                        ("v(3) 水的化学式是什么？", "(3) 水的化学式是什么？")])
+                                        ("v(3) 水的化学式是什么？", "(3) 水的化学式是什么？"),
+                                        ('/6. Fill in the blank with "a" or "an":', '6. Fill in the blank with "a" or "an":')])
 def test_a_tick_read_as_v_before_the_number_is_a_mark(line, rest):
     assert strip_ticks(line) == rest
 
