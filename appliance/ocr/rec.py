@@ -29,10 +29,13 @@ STRIDE = 8  # input columns per output time step
 @dataclass(frozen=True)
 class RecParams:
     max_batch: int = 16
-    # A batch may hold at most this share of padding columns.
-    max_padding: float = 0.25
-    # Batches narrower than this are padded to it (PaddleOCR trains on 320-wide inputs).
-    min_width: int = 320
+    # A batch may hold at most this share of padding columns (0.25 and a floor of 320
+    # columns before: a quarter to two fifths of the columns read on worksheet photos
+    # were padding).
+    max_padding: float = 0.1
+    # Batches narrower than this are padded to it: a label or a short answer line alone
+    # reads as well at 160 columns as at the 320 PaddleOCR trains on (docs/OCR.md).
+    min_width: int = 160
     # Batches of one call run on this many threads (only on a thread-safe backend)...
     threads: int = 1
     # ...when it holds at least this many lines: splitting a photo of two or three lines
