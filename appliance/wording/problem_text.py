@@ -53,9 +53,10 @@ _LOST_DIGITS = r"(?:[.．、]|[（(]\s*[)）])(?=\s?[\u4e00-\u9fff《“「])"
 # A score note: "（5分）" "(5 points)" "[3 marks]" "(每题4分)" "（本小题满分10分）", its
 # opening bracket perhaps read as a zero (「012分)」).
 # An English note's closing bracket is read as l or | in some fonts ("[4 markl"), or lost
-# before the problem's first word ("[5 pointsWhat is…", "[5 points What is…").
+# before the problem's first word ("[5 pointsWhat is…", "[5 points What is…"); its k may
+# be lost ("(5mars)").
 _SCORE_NOTE = (r"(?:[（(\[【]|(?<![\d.])[0O](?=\d{1,2}\s*分\s*[)）]))\s*+(?:每(?:小)?题|共|本(?:小)?题(?:满分)?|满分)?\s*\d{1,3}\s*"
-               r"(?:(?:分|points?|pts?|ps|marks?)[^)）\]】]{0,12}[)）\]】]|(?:points?|marks?)(?-i:[l|]|(?=\s?[A-Z][a-z])))")
+               r"(?:(?:分|points?|pts?|ps|marks?|mars)[^)）\]】]{0,12}[)）\]】]|(?:points?|marks?)(?-i:[l|]|(?=\s?[A-Z][a-z])))")
 # Any word and a number with the problem's score note after it: a label this code does not
 # know ("Task 3", "Aufgabe 3"), or a known one partly covered by a finger or pen ("crcise 7
 # (本题2分)" for "Exercise 7", "n 7 of 13 (9 points)" for "Question 7 of 13").

@@ -119,7 +119,8 @@ def test_marks_and_blanks():
 
 @pytest.mark.parametrize("line", ["(本小题满分3分)一块金属的质量是 270 g，求它的密度。",
                                   "3.（本题4分）一块金属的质量是 270 g，求它的密度。",
-                                  "一块金属的质量是 270 g，求它的密度。(10 pts)"])
+                                  "一块金属的质量是 270 g，求它的密度。(10 pts)",
+                                  "一块金属的质量是 270 g，求它的密度。(5mars)"])  # the k of marks not read
 def test_score_notes_of_exam_papers_are_left_out(line):
     assert strip_number(line) == "一块金属的质量是 270 g，求它的密度。"
 
