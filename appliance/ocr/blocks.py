@@ -167,8 +167,7 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     styles = page_label_styles(lines)
     blocks: list[Block] = []
     for region in regions:
-        rows = [labelled(replace(to_row(cell, size, params), cell=len(cells) > 1), styles) for row in group_rows(region)
-                for cells in [grid_cells(row, params.cell_gap * unit)] for cell in cells]
+        rows = [labelled(row, styles) for boxes in group_rows(region) for row in cell_rows(boxes, size, unit, params)]
         led_in = under_lead_in(blocks)
         for block in split_region(rows, sub_questions_start, led_in, led_in and blocks[-1].header):
             previous = blocks[-1] if blocks else None
@@ -182,6 +181,12 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     return blocks
 
 
+def cell_rows(boxes: list[TextBox], size: tuple[int, int], unit: float, params: BlockParams) -> list[Row]:
+    """One row of boxes as rows: one per cell where problems are set side by side (:func:`grid_cells`)."""
+    cells = grid_cells(boxes, params.cell_gap * unit)
+    return [replace(to_row(cell, size, params), cell=len(cells) > 1) for cell in cells]
+
+
 def grid_cells(row: list[TextBox], gap: float) -> list[list[TextBox]]:
     """A row of problems set side by side (「【9】解方程：2x+3=11   【10】计算：3/4+1/6」), one
     cell per problem: parted before each box numbered in turn after the cell before it
@@ -191,7 +196,7 @@ def grid_cells(row: list[TextBox], gap: float) -> list[list[TextBox]]:
     cells = [[boxes[0]]]
     for box in boxes[1:]:
         before = cells[-1][-1]
-        finished = ends_paragraph(strip_ticks(before.text)) or ends_formula(strip_ticks(before.text))
+        finished = ends_paragraph(text := strip_ticks(before.text)) or ends_formula(text)
         if numbered_in_turn(cells[-1][0].text, box.text) or (
                 box.left - before.right >= gap and finished and reads_as_question(box.text)):
             cells.append([box])
@@ -320,9 +325,8 @@ def split_skipped_numbers(blocks: list[Block]) -> list[Block]:
     split: list[Block] = []
     for i, block in enumerate(blocks):
         below = next((b for b in blocks[i + 1:] if not b.header and _overlap(block, b) > 0), None)
-        n, lost = numbers[i], 0
-        if n is not None and below is not None and below.numbered and (after := row_number(below.rows[0])) is not None:
-            lost = after - n - 1 if 0 < after - n - 1 <= MOST_SKIPPED and not set(range(n + 1, after)) & set(numbers) else 0
+        after = row_number(below.rows[0]) if below is not None and below.numbered else None
+        lost = _numbers_lost(numbers[i], after, numbers)
         ats = _paragraph_ends_of(block, lost) if lost else []
         parts = [block.rows[a:b] for a, b in zip([0, *ats], [*ats, len(block.rows)])]
         split.extend(Block(p, block.header, block.numbered, touches_edge(p)) for p in parts)
@@ -331,6 +335,14 @@ def split_skipped_numbers(blocks: list[Block]) -> list[Block]:
 
 #: At most this many problems in a row may have lost their numbers (:func:`split_skipped_numbers`).
 MOST_SKIPPED = 3
+
+
+def _numbers_lost(number: int | None, after: int | None, numbers: list[int | None]) -> int:
+    """How many problems between ``number`` and the next number below it, ``after``, lost
+    their numbers: none of those is on the page (at most ``MOST_SKIPPED``; 0 if unknown)."""
+    if number is None or after is None or not 0 < after - number - 1 <= MOST_SKIPPED:
+        return 0
+    return 0 if set(range(number + 1, after)) & set(numbers) else after - number - 1
 
 
 def _printed_label(block: Block) -> bool:
