@@ -31,7 +31,7 @@ from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
 from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, first_word, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
-                                            is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
+                                            is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
                                             is_lone_letter, is_options_or_data, is_score_only, numbered_in_turn, is_scribble, is_section_label, is_signed_score, is_stray, label_number, page_label_styles, styled_label,
                                             reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
@@ -911,7 +911,7 @@ def _word_rows(column: list[TextBox]) -> int:
     a star or a tick in the margin), nor problem numbers set apart from their lines (「7、」
     a space before 「写出…」; a number in brackets may be a marks column's "[5]")."""
     return len(group_rows([b for b in column if not is_annotation(b.text) and not _one_glyph_unread(b)
-                           and not (b.text.strip() and is_number_alone(b.text) and not starts_bracketed_label(b.text))]))
+                           and not is_bare_number(b.text)]))
 
 
 def _one_glyph_unread(box: TextBox) -> bool:

@@ -332,6 +332,12 @@ def is_number_alone(line: str) -> bool:
     return not strip_number(line).strip(" :：.．-—_")
 
 
+@functools.lru_cache(maxsize=4096)  # a page's columns are sought over the same boxes many times
+def is_bare_number(text: str) -> bool:
+    """A problem number alone and not in brackets (「7、」, "Q21."; not a marks column's "[5]")."""
+    return bool(text.strip()) and is_number_alone(text) and not starts_bracketed_label(text)
+
+
 def is_header(line: str) -> bool:
     """A line that belongs to no problem: a title, a name/class line, a section heading,
     a lead-in (:func:`is_lead_in`) or a label alone ("第一题（5分）", "Question 1", "Homework 3",
