@@ -77,6 +77,16 @@ def _input_name(model: Path) -> str:
     return next(i.name for i in graph.input if i.name not in initialisers)
 
 
+#: Pages the INT8 detector is gated on (:mod:`appliance.inference.int8_gate`): drawn, never a photo set.
+GATE_PAGES = 6
+GATE_SEED = 7_2026
+
+
+def gate_pages() -> list[np.ndarray]:
+    rng = np.random.default_rng(GATE_SEED)
+    return [synthetic_page(rng) for _ in range(GATE_PAGES)]
+
+
 def calibration_tensors(count: int = 12, seed: int = 20261201) -> Iterator[np.ndarray]:
     """The detector's inputs for ``count`` synthetic pages at each calibrated size."""
     from appliance.ocr.det import detector_input

@@ -23,7 +23,7 @@ import numpy as np
 
 from appliance.ocr.cls import AngleClassifier, is_sideways, reads_better_turned
 from appliance.ocr.det import DetParams, TextDetector
-from appliance.ocr.det_int8 import int8_model
+from appliance.ocr.det_int8 import gate_pages, int8_model
 from appliance.ocr.geometry import crop_line, rotate_page
 from appliance.ocr.glyphs import blanks_beside, refine
 from appliance.ocr.blocks import Gutters
@@ -244,7 +244,7 @@ def turned(crops: list[np.ndarray]) -> list[np.ndarray]:
 
 def int8_detector(fp32: InferenceBackend, model: str, settings: OcrSettings) -> InferenceBackend:
     """The detector in INT8 on ONNX Runtime where ``fp32`` runs on the CPU (an accelerator's
-    backend is kept) and this CPU's gate passes (:mod:`det_gate`); ``fp32`` itself when the
+    backend is kept) and this CPU's gate passes (:mod:`appliance.inference.int8_gate`); ``fp32`` itself when the
     INT8 model cannot be built or loaded, or is not faster and as good here."""
     if fp32.name != "onnxruntime-cpu":
         return fp32
@@ -259,7 +259,7 @@ def int8_detector(fp32: InferenceBackend, model: str, settings: OcrSettings) -> 
 
 
 def _gated_int8(fp32: InferenceBackend, model: str, folder: Path, settings: OcrSettings) -> InferenceBackend:
-    from appliance.ocr.det_gate import cached_verdict, gate_pages, measure
+    from appliance.inference.int8_gate import cached_verdict, measure
     from engines.ort_backend import OnnxRuntimeBackend
 
     path = int8_model(model, folder)

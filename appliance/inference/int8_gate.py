@@ -1,4 +1,4 @@
-"""Whether the INT8 detector serves on *this* CPU: measured here, once, and remembered.
+"""Whether an INT8 text detector serves on *this* CPU: measured here, once, and remembered.
 
 INT8 speed and agreement depend on the CPU (VNNI/AMX or plain AVX2), so the INT8 model
 serves only where, on gate pages drawn for the purpose (not any photo set the OCR is tuned
@@ -23,8 +23,6 @@ log = logging.getLogger(__name__)
 
 MIN_SPEEDUP = 1.2
 MIN_AGREEMENT = 0.95
-GATE_PAGES = 6
-GATE_SEED = 7_2026
 
 
 @dataclass(frozen=True)
@@ -73,7 +71,8 @@ def cached_verdict(folder: Path, model_name: str, measure) -> Int8Verdict:
 
 
 def measure(fp32, int8, pages: list[np.ndarray], rounds: int = 2) -> Int8Verdict:
-    """Detect the same pages with both :class:`TextDetector` s, timing them in turns."""
+    """Detect the same pages with both detectors (``detect(page)`` → items with a ``quad``),
+    timing them in turns."""
     times: dict[str, list[float]] = {"fp32": [], "int8": []}
     found, matched = 0, 0
     for _ in range(rounds):
@@ -87,13 +86,6 @@ def measure(fp32, int8, pages: list[np.ndarray], rounds: int = 2) -> Int8Verdict
             matched += sum(any(_iou(a, b) >= 0.5 for b in boxes["int8"]) for a in boxes["fp32"])
     speedup = statistics.median(times["fp32"]) / max(1e-9, statistics.median(times["int8"]))
     return decide(round(speedup, 2), round(matched / found, 4) if found else 0.0)
-
-
-def gate_pages() -> list[np.ndarray]:
-    from appliance.ocr.det_int8 import synthetic_page
-
-    rng = np.random.default_rng(GATE_SEED)
-    return [synthetic_page(rng) for _ in range(GATE_PAGES)]
 
 
 def _rect(quad: np.ndarray) -> tuple[float, float, float, float]:
