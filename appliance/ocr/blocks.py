@@ -29,7 +29,7 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
+from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, breaks_off, is_hint, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, first_word, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
@@ -175,7 +175,7 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
                 blocks[-1] = Block(previous.rows + block.rows, False, True, previous.cut or block.cut)
             else:
                 blocks.append(block)
-    blocks = split_skipped_numbers([part for block in split_lost_numbers(blocks, unit, params) for part in split_after_options(block)])
+    blocks = split_skipped_numbers([part for block in split_lost_numbers(join_pieces(blocks), unit, params) for part in split_after_options(block)])
     for split in (split_off_answer, split_off_working_above, split_off_figure):
         blocks = [part for block in blocks for part in split(block)]
     return blocks
@@ -233,7 +233,7 @@ def split_off_figure(block: Block) -> list[Block]:
         end -= 1
     head, tail = block.rows[:end], block.rows[end:]
     if block.header or not tail or speaks_of_figure(" ".join(r.text for r in head)) \
-            or head and head[-1].text.rstrip().endswith((":", "：")):  # 「找规律：」 ⏎ "3 6 9 12"
+            or head and breaks_off(head[-1].text):  # 「找规律：」 ⏎ "3 6 9 12", 「…公差」 「d=3,」 ⏎ 「求a10 (5分)」
         return [block]
     if not head:  # labels alone, parted from their problem at its score note: no problem
         return [block] if TOP_LEVEL.match(block.rows[0].text) else [Block(tail, False, False, block.cut)]
@@ -294,6 +294,70 @@ def split_off_answer(block: Block) -> list[Block]:
     return [block]
 
 
+def join_pieces(blocks: list[Block]) -> list[Block]:
+    """A problem printed in pieces (a formula on a line of its own, a drawing or a wide space
+    between its givens and its question): an unnumbered block is the rest of the block right
+    above it in its column when that one breaks off mid-sentence (「…并联，」, "Solve:"), or
+    when that one is problem n and problem n + 1 comes next below: no number was lost between."""
+    joined: list[Block] = []
+    for i, block in enumerate(blocks):
+        at = next((j for j in range(len(joined) - 1, -1, -1)
+                   if _in_column(joined[j], block, blocks) and not _drawing(joined[j])), None)
+        above = None if at is None or block.numbered or _drawing(block) else joined[at]
+        if above is None or above.header or above.bounds[3] > block.bounds[1]:
+            joined.append(block)
+            continue
+        # its last row of words, not a drawing's letter beside it
+        last = next((r for r in reversed(above.rows) if not _letters(r)), above.rows[-1])
+        number = row_number(above.rows[0]) if above.numbered else None
+        in_turn = number is not None and _next_number(block, blocks[i + 1:]) == number + 1
+        if block.header and not gives_after_colon(last.text, block.rows[0].text):  # 「Translate into Chinese:」 ⏎ a title's words
+            joined.append(block)
+        elif (breaks_off(last.text) and "right" not in last.sides) or (in_turn and goes_on(above.text, block.rows)):
+            joined[at] = Block(above.rows + block.rows, False, above.numbered, above.cut or block.cut)
+        else:
+            joined.append(block)
+    return joined
+
+
+def goes_on(above: str, rows: tuple[Row, ...]) -> bool:
+    """Between problem n and n + 1, ``rows`` are the rest of n (whose text so far is
+    ``above``) when they give data in brackets or options, or ask (「它的海拔是多少？」): not
+    working, a hint, a figure's labels, nor a problem of its own (asking at length, without
+    pointing back, after a stem that asks by itself)."""
+    first, text = rows[0].text, " ".join(r.text for r in rows)
+    if reads_as_working(first) or is_hint(first):
+        return False
+    chars = sum(len(r.text.replace(" ", "")) for r in rows)
+    return is_options_or_data(first) or reads_as_question(text) and not (
+        stem_asks(above) and not refers_back(text) and chars > SHORT_QUESTION)
+
+
+#: A question this long (characters) after one that asks is a problem of its own (:func:`goes_on`).
+SHORT_QUESTION = 12
+
+
+def _drawing(block: Block) -> bool:
+    """The block is a drawing's letters or a figure's labels only ("B", "A  C")."""
+    return all(reads_as_figure(r) or _letters(r) for r in block.rows)
+
+
+def _letters(row: Row) -> bool:
+    """A drawing's letter or letters ("B", "A  C")."""
+    return is_lone_letter(row.text) or len(row.pieces) <= 1 and reads_as_drawing(row.text)
+
+
+def _in_column(above: Block, block: Block, blocks: list[Block]) -> bool:
+    """``block`` lies within the span of ``above``'s column (a formula set in from its short line)."""
+    return min(_column_right(above, blocks), block.bounds[2]) > max(above.bounds[0], block.bounds[0])
+
+
+def _next_number(block: Block, blocks: list[Block]) -> int | None:
+    """The number of the problem next below ``block`` in its column (of ``blocks``, those after it)."""
+    below = next((b for b in blocks if not b.header and _overlap(b, block) > 0), None)
+    return row_number(below.rows[0]) if below is not None and below.numbered else None
+
+
 def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) -> list[Block]:
     """Problems whose number the detector missed (a faint or far-set "9、"), split from the
     problem above them: a numbered block is split after a row that ends with a score note,
@@ -306,13 +370,15 @@ def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) ->
     least = math.inf if spacing is None else max(params.lost_number_share * spacing,
                                                  params.lost_number_least * unit)
     split: list[Block] = []
-    for block in blocks:
+    for i, block in enumerate(blocks):
         if block.header:
             split.append(block)
             continue
         # the column's side matters only to the paragraph rule, of blocks without labels
         right = block.bounds[2] if _printed_label(block) else _column_right(block, blocks)
-        split.extend(_split_at_gaps(block, least, params.lost_number_pitch, params.paragraph_room, right))
+        number = row_number(block.rows[0]) if block.numbered else None
+        in_turn = number is not None and _next_number(block, blocks[i + 1:]) == number + 1  # no number lost below it
+        split.extend(_split_at_gaps(block, least, params.lost_number_pitch, params.paragraph_room, right, in_turn))
     return split
 
 
@@ -389,7 +455,10 @@ def _first_word(row: Row) -> float:
     return (row.right - row.left) * len(first_word(text)) / max(1, len(text))
 
 
-def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, right: float) -> list[Block]:
+def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, right: float,
+                   in_turn: bool = False) -> list[Block]:
+    """``in_turn``: problem n + 1 comes next below, so no number was lost: a gap parts only a
+    problem of its own from n (:func:`goes_on`)."""
     pitches = [_pitch(a, b) for a, b in zip(block.rows, block.rows[1:])]
     room *= statistics.median(r.height for r in block.rows)
     farther = pitch_share * statistics.median(pitches) if len(pitches) >= 3 else math.inf
@@ -399,7 +468,8 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, 
         above = parts[-1][-1]
         stem = strip_number(above.text)
         finished = ends_sentence(stem) or ends_formula(stem)
-        spaced = (row.top - above.bottom >= least or _pitch(above, row) >= farther) and finished
+        spaced = (row.top - above.bottom >= least or _pitch(above, row) >= farther) and finished and not (
+            in_turn and goes_on(" ".join(r.text for r in parts[-1]), block.rows[i:]))
         spaced = spaced or (not _printed_label(block) and _paragraph_ends(parts[-1], block.rows[i:i + 2], right - room))
         spaced = spaced or (finished and (above.cell or row.cell))  # each problem of a row set side by side ends there
         # its options, its (1), or a table between it and its (1)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from appliance.ocr.blocks import Block, Row, reads_as_figure, touches_edge
 from appliance.ocr.layout import join
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (blanks, cut_score_note, marks_column, says_something, speaks_of_figure, element_symbols, is_hint, is_options, reads_as_question, says_how_to_answer,
+from appliance.wording.problem_text import (blanks, cut_score_note, is_lone_letter, marks_column, says_something, speaks_of_figure, element_symbols, is_hint, is_options, reads_as_question, says_how_to_answer,
                                             starts_sub_questions, stem_asks, strip_number, table_before_parts, without_answer_bracket,
                                             without_how_to_answer, without_stars, without_sub_questions, without_working)
 
@@ -47,6 +47,9 @@ def select_problem(blocks: list[Block], size: tuple[int, int], params: SelectPar
     ranked = rank(candidates(blocks, params), size, blocks)
     if not ranked:
         return Selection("", (), page_text)
+    holding = [b for _, b in ranked if _holds_centre(b, size)]
+    if len(holding) == 1 and _in_pieces(holding[0]):  # its middle may lie in its own wide gap
+        ranked = [pair for pair in ranked if pair[1] is holding[0]]
     best = ranked[0]
     tied = [b for d, b in ranked if d - best[0] < params.equal_share * d + params.equal_margin]
     if len(tied) > 1 and _holds_centre(best[1], size) and not any(_holds_centre(b, size) for b in tied[1:]):
@@ -105,6 +108,12 @@ def _centre_beside(block: Block, page: list[Block], width: int) -> bool:
                for o in page if o is not block)
 
 
+def _in_pieces(block: Block) -> bool:
+    """The problem is printed in pieces: a line's height or more of space between two of its rows."""
+    height = sorted(r.bottom - r.top for r in block.rows)[len(block.rows) // 2]
+    return any(b.top - a.bottom >= height for a, b in zip(block.rows, block.rows[1:]))
+
+
 def _holds_centre(block: Block, size: tuple[int, int]) -> bool:
     """The frame's centre lies within the block's rectangle."""
     x0, y0, x1, y1 = block.bounds
@@ -123,8 +132,9 @@ def problem_text(block: Block) -> str:
         rest = (r.text for r in block.rows[i:])  # read only as far as a table goes
         if i and (is_options(row.text) or is_hint(row.text) or ((starts_sub_questions(row.text) or table_before_parts(rest)) and stem_asks(text))):
             break
-        if not says_how_to_answer(row.text) and not (i and reads_as_figure(row) and stem_asks(text) and not speaks_of_figure(text)):
-            text = join(text, row.text)  # a table's row after a stem that asks is no part of it
+        if not says_how_to_answer(row.text) and not (i and is_lone_letter(row.text)) \
+                and not (i and reads_as_figure(row) and stem_asks(text) and not speaks_of_figure(text)):
+            text = join(text, row.text)  # a table's row after a stem that asks, a drawing's letter: no part of it
     text = without_how_to_answer(text)
     # the answer bracket first: a score note before it ends the problem (「…S₁₀。(本题4分) （ ）」)
     text = element_symbols(blanks(strip_number(without_answer_bracket(without_sub_questions(text)))))

@@ -496,7 +496,7 @@ _PART_LABEL = re.compile(rf"{_BRACKETED}|{_LETTER_PART}|[①-⑩]")
 
 # A hint printed under a problem (「提示：本题考查…」, "Hint: draw a diagram.", 【点拨】):
 # it helps with the problem and is no part of what the student asks.
-_HINT = re.compile(r"^\s*(?:[【\[(（]\s*(?:提示|点拨|小贴士|Hints?|Tips?)\s*[】\])）]|(?:提示|点拨|小贴士|(?i:hints?|tips?))\s*[:：])")
+_HINT = re.compile(r"^\s*(?:[【\[(（]\s*(?:提示|点拨|小贴士|Hints?|Tips?)\s*[】\])）]|(?:提示|点拨|小贴士|想一想|(?i:hints?|tips?))\s*[:：])")
 
 
 def is_hint(line: str) -> bool:
@@ -639,6 +639,12 @@ def ends_mid_sentence(line: str) -> bool:
     return _OPEN_WORD_AT_END.search(line) is not None
 
 
+def breaks_off(line: str) -> bool:
+    """The line stops inside its sentence: at a comma, colon or semicolon (「…并联，」 "Solve
+    the inequality:") or after a word that cannot end it; what follows is the rest of its problem."""
+    return line.rstrip()[-1:] in tuple("，,、：:；;") or ends_mid_sentence(line) and " " in line.strip()  # not a lone "A"
+
+
 # An instruction and its formula, with nothing after the formula's last term: 「计算：3/4 + 1/6」
 # "Solve: 2x + 3 = 11", 「解方程：x² - 5x + 4 = 0」.
 _INSTRUCTION_AND_FORMULA = re.compile(r"^[^:：]{1,12}[:：](?=[^:：，,。]*[=+\-×÷*/<>≤≥])[^:：，,。]*[0-9A-Za-z²³)）°]$")
@@ -656,7 +662,7 @@ def ends_question(line: str) -> bool:
 
 
 # A line of answer options: "A. 4 N", 「A、西安」, "(A) was", "D) 45".
-_OPTIONS = re.compile(r"^\s*(?:[A-DＡ-Ｄ]\s*[.．、)）:]|[（(]\s*[A-D]\s*[)）])")
+_OPTIONS = re.compile(r"^\s*(?:[A-DＡ-Ｄ]\s*[.．、)）:]|[（(]\s*[A-DÅ]\s*[)）])")  # "(Å)": an "(A)" misread
 
 
 def is_options(line: str) -> bool:

@@ -231,3 +231,79 @@ def test_what_stands_far_right_of_a_finished_problem_and_asks_nothing_is_no_prob
     boxes = [box(text, x, 440 + i * PITCH, 24 * len(text)) for i, row in enumerate(rows) for text, x in row]
     texts = [b.text for b in find_blocks(boxes, SIZE)]
     assert [t for t in texts if "秦朝" in t or "公元前" in t] == ["【8】秦朝建立于哪一年？公元前221年"]
+
+
+# Problems printed in pieces (a formula on a line of its own, a drawing or a wide space
+# between the givens and the question): the photo's centre often falls between the pieces.
+
+def pieces(rows: list[tuple[str, float, float, float]]) -> list[TextBox]:
+    """Rows of (text, x, top, width) at any height."""
+    return [box(text, x, top, width) for text, x, top, width in rows]
+
+
+def test_a_problem_broken_off_at_a_comma_goes_on_after_a_wide_space():
+    boxes = pieces([("9. 声音在15℃的空气中的传播速度约是多少？", 190, 150, 800),
+                    ("10. 一个定值电阻两端的电压是 6 V，", 190, 250, 620),
+                    ("通过它的电流是 0.5 A，求这个电阻的阻值。", 190, 500, 770),  # five line heights below
+                    ("11. 两个阻值都是 10 Ω 的电阻并联，总电阻是多少？", 190, 760, 860)])
+    assert arrange_page(boxes, SIZE).text == "一个定值电阻两端的电压是 6 V，通过它的电流是 0.5 A，求这个电阻的阻值。"
+
+
+def test_a_stem_and_its_question_parted_by_a_drawing_are_one_problem_between_numbers_in_turn():
+    boxes = pieces([("9. What is the basic unit of structure of living things?", 250, 180, 700),
+                    ("10. A ball is dropped from rest.", 250, 280, 420),
+                    ("Ignoring air resistance and taking g = 10 m/s², how far does it fall in 2 s?", 250, 560, 900),
+                    ("11. Find the slope of the line through (1, 2) and (3, 6).", 250, 660, 760)])
+    assert arrange_page(boxes, SIZE).text == \
+        "A ball is dropped from rest. Ignoring air resistance and taking g = 10 m/s², how far does it fall in 2 s?"
+
+
+def test_given_data_in_brackets_below_a_wide_space_stay_with_their_problem():
+    boxes = pieces([("23. 写出碳在氧气中不充分燃烧的化学方程式。", 300, 300, 620),
+                    ("24. 计算 CO₂ 的相对分子质量。", 300, 400, 460),
+                    ("（相对原子质量：C-12，O-16）", 420, 520, 420),
+                    ("25. 解方程：2x + 3 = 11", 300, 620, 380)])
+    assert arrange_page(boxes, SIZE).text == "计算 CO₂ 的相对分子质量。（相对原子质量：C-12，O-16）"
+
+
+def test_a_formula_set_in_from_its_short_line_goes_on_with_it():
+    boxes = pieces([("10. 一个定值电阻两端的电压是6V，求它的阻值。", 420, 250, 780),
+                    ("11. 解方程：", 410, 400, 150),
+                    ("3x - 7 = 2x + 5", 700, 510, 160),
+                    ("12. 解方程：2x + 3 = 13", 400, 650, 260)])
+    assert arrange_page(boxes, SIZE).text == "解方程：3x - 7 = 2x + 5"
+
+
+def test_words_after_a_colon_that_look_like_a_title_go_on_with_the_problem():
+    boxes = pieces([("12. What is the past tense of \"go\"?", 400, 300, 480),
+                    ("13. Translate into Chinese:", 400, 400, 190),
+                    ("Practice Makes Perfect", 420, 480, 170),
+                    ("14. What is the opposite of \"expensive\"?", 390, 600, 560)])
+    assert arrange_page(boxes, SIZE).text == "Translate into Chinese: Practice Makes Perfect"
+
+
+def test_a_drawings_letter_between_the_pieces_does_not_stop_them_joining():
+    boxes = pieces([("一、简答题", 546, 216, 144),
+                    ("写出碳在氧气中不充分燃烧的化学方程式。", 545, 270, 590),
+                    ("一个长方形的长是 8 厘米，宽是 5 厘米，", 557, 390, 460),
+                    ("B", 1025, 450, 22),
+                    ("它的周长是多少厘米？", 565, 600, 260)])
+    assert arrange_page(boxes, SIZE).text == "一个长方形的长是 8 厘米，宽是 5 厘米，它的周长是多少厘米？"
+
+
+def test_a_problem_of_its_own_between_numbers_in_turn_is_still_parted():
+    # a long question that asks by itself after one that did: two problems, one number lost
+    rows = [("14. Find the LCM of 24 and 36.", 200, 100, 420), ("15. Write 3/4 as a decimal.", 200, 200, 400),
+            ("16. What is the sum of the interior angles of a pentagon?", 200, 300, 760),
+            ("已知函数 f(x) = 2x² - 3x + 1，求 f(2) 的值。", 200, 400, 640),
+            ("17. A bag contains 3 red balls and 5 blue balls.", 200, 500, 700)]
+    texts = [b.text for b in find_blocks(pieces(rows), SIZE)]
+    assert "已知函数 f(x) = 2x² - 3x + 1，求 f(2) 的值。" in texts
+
+
+def test_a_row_of_labels_after_a_line_broken_at_a_comma_stays_with_the_problem():
+    boxes = pieces([("13、一辆汽车2小时行驶了120千米，它的平均速度是多少千米/时？", 460, 200, 760),
+                    ("14、在等差数列{an}中，a₁=2，公差", 473, 396, 330),
+                    ("d=3,", 473, 440, 60),
+                    ("求a10", 520, 510, 120), ("(5分)", 700, 510, 95)])
+    assert arrange_page(boxes, SIZE).text.startswith("在等差数列{an}中，a₁=2，公差d=3,求a10")

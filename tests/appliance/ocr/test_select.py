@@ -1560,3 +1560,14 @@ def test_a_problems_first_line_of_a_few_words_under_a_score_note_is_no_section_l
              box("(π 取 3.14)", 100, 620, 300),
              box("9. 一件商品原价 200 元，打八折出售，现价是多少元？", 100, 760, 1300)]
     assert arrange_page(boxes, SIZE).text.startswith("一个圆的半径是")
+
+
+def test_a_problem_in_pieces_whose_gap_holds_the_centre_is_chosen_over_a_neighbour_nearer_its_middle():
+    # the centre (800, 600) falls within problem 20, printed in two pieces far apart: its
+    # middle lies lower than problem 19's lies above the centre
+    boxes = [box("19、用 20 N 的水平拉力拉着物体移动了 5 m，拉力做了多少功？", 90, 430, 1000),
+             box("20、一个定值电阻两端的电压是 6 V，通过它的电流是 0.3 A，", 90, 560, 1000),
+             box("求这个电阻的阻值。", 90, 1000, 330),
+             box("21、两个阻值都是 10 Ω 的电阻串联，总电阻是多少？", 90, 1110, 900)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "一个定值电阻两端的电压是 6 V，通过它的电流是 0.3 A，求这个电阻的阻值。"

@@ -3,7 +3,7 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (brackets_number_problems, numbered_in_turn, reads_as_question,
+from appliance.wording.problem_text import (breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
                                             cut_score_note, finishes, is_hint, label_near, label_number, page_label_styles, styled_label, starts_answer, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
                                             is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_how_to_answer, without_working)
@@ -894,3 +894,22 @@ def test_bracketed_numbers_that_run_past_any_problems_parts_number_problems():
     assert brackets_number_problems(1, list(range(1, 22)))
     assert not brackets_number_problems(1, [1, 2, 3])  # a problem's three parts
     assert not brackets_number_problems(3, [1, 2, 3, 1, 2, 1, 2, 3, 4])  # parts of three problems
+
+
+@pytest.mark.parametrize("line", ["一个定值电阻两端的电压是 6 V，", "Solve the inequality:", "已知集合 A = {1, 2, 3}、",
+                                  "解方程：", "Translate into", "a₁ = 3；"])
+def test_a_line_stopped_inside_its_sentence_breaks_off(line):
+    assert breaks_off(line)
+
+
+@pytest.mark.parametrize("line", ["求这个电阻的阻值。", "What is its kinetic energy?", "A", "3x - 7 = 2x + 5", "（π 取 3.14）"])
+def test_a_finished_line_a_letter_or_a_formula_does_not_break_off(line):
+    assert not breaks_off(line)
+
+
+def test_options_whose_a_was_read_with_a_ring_are_options():
+    assert is_options("(Å) 西南地区(B) 东北地区")
+
+
+def test_a_think_about_it_box_is_a_hint():
+    assert is_hint("想一想：还有其他解法吗？")
