@@ -309,8 +309,7 @@ def join_pieces(blocks: list[Block]) -> list[Block]:
             continue
         # its last row of words, not a drawing's letter beside it
         last = next((r for r in reversed(above.rows) if not _letters(r)), above.rows[-1])
-        number = row_number(above.rows[0]) if above.numbered else None
-        in_turn = number is not None and _next_number(block, blocks[i + 1:]) == number + 1
+        in_turn = _next_in_turn(above, block, blocks[i + 1:])
         if block.header and not gives_after_colon(last.text, block.rows[0].text):  # 「Translate into Chinese:」 ⏎ a title's words
             joined.append(block)
         elif (breaks_off(last.text) and "right" not in last.sides) or (in_turn and goes_on(above.text, block.rows)):
@@ -352,10 +351,14 @@ def _in_column(above: Block, block: Block, blocks: list[Block]) -> bool:
     return min(_column_right(above, blocks), block.bounds[2]) > max(above.bounds[0], block.bounds[0])
 
 
-def _next_number(block: Block, blocks: list[Block]) -> int | None:
-    """The number of the problem next below ``block`` in its column (of ``blocks``, those after it)."""
-    below = next((b for b in blocks if not b.header and _overlap(b, block) > 0), None)
-    return row_number(below.rows[0]) if below is not None and below.numbered else None
+def _next_in_turn(problem: Block, block: Block, later: list[Block]) -> bool:
+    """``problem`` is numbered n and the problem next below ``block`` in its column (of the
+    blocks ``later``) is numbered n + 1."""
+    below = next((b for b in later if not b.header and _overlap(b, block) > 0), None)
+    if not problem.numbered or below is None or not below.numbered:
+        return False
+    number = row_number(problem.rows[0])
+    return number is not None and row_number(below.rows[0]) == number + 1
 
 
 def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) -> list[Block]:
@@ -376,8 +379,7 @@ def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) ->
             continue
         # the column's side matters only to the paragraph rule, of blocks without labels
         right = block.bounds[2] if _printed_label(block) else _column_right(block, blocks)
-        number = row_number(block.rows[0]) if block.numbered else None
-        in_turn = number is not None and _next_number(block, blocks[i + 1:]) == number + 1  # no number lost below it
+        in_turn = _next_in_turn(block, block, blocks[i + 1:])  # no number lost below it
         split.extend(_split_at_gaps(block, least, params.lost_number_pitch, params.paragraph_room, right, in_turn))
     return split
 
