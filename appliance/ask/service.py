@@ -318,9 +318,10 @@ class AskService:
             rows.append((model, self.encoder.backend_name, getattr(self.encoder, "precision", "fp32")))
         if self.ocr is not None and not served & set(OCR_MODELS.values()):
             rows.append(("ocr", str(getattr(self.ocr, "backend", "")), ""))
-        if getattr(getattr(self.ocr, "pipeline", None), "detector_precision", None) == "int8":
-            det = OCR_MODELS["det"]  # the OCR step swapped in its gated INT8 detector (docs/OCR.md)
-            rows = [row for row in rows if row[0] != det] + [(det, "onnxruntime", "int8")]
+        # The OCR step's own swaps: its gated INT8 detector and BF16 recogniser (docs/OCR.md).
+        for role, (backend, precision) in getattr(getattr(self.ocr, "pipeline", None), "lowered", {}).items():
+            model = OCR_MODELS[role]
+            rows = [row for row in rows if row[0] != model] + [(model, backend, precision)]
         return rows
 
     def served_by(self, photo: bool) -> dict[str, str]:

@@ -77,7 +77,7 @@ def _input_name(model: Path) -> str:
     return next(i.name for i in graph.input if i.name not in initialisers)
 
 
-#: Pages the INT8 detector is gated on (:mod:`appliance.inference.int8_gate`): drawn, never a photo set.
+#: Pages the INT8 detector is gated on (:mod:`appliance.inference.precision_gate`): drawn, never a photo set.
 GATE_PAGES = 6
 GATE_SEED = 7_2026
 

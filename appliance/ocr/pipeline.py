@@ -90,10 +90,16 @@ class PpOcrPipeline:
         self.max_lines = max_lines  # more lines found: only those nearest the frame's centre are read
 
     @property
-    def detector_precision(self) -> str | None:
-        """"int8" while the INT8 detector reads (decided here, past the engines manager)."""
+    def lowered(self) -> dict[str, tuple[str, str]]:
+        """Role → (backend, precision) of the models swapped in here, past the engines
+        manager: the gated INT8 detector, the gated BF16 recogniser."""
+        swapped = {}
         path = getattr(self.detector.backend, "model_path", None)
-        return "int8" if path is not None and ".int8-" in Path(path).name else None
+        if path is not None and ".int8-" in Path(path).name:
+            swapped["det"] = ("onnxruntime", "int8")
+        if getattr(self.recognizer.backend, "precision", "") == "bf16":
+            swapped["rec"] = ("openvino", "bf16")
+        return swapped
 
     @property
     def name(self) -> str:
@@ -113,8 +119,11 @@ class PpOcrPipeline:
             det_backend = int8_detector(det_backend, str(models.det), settings)
         detector = TextDetector(det_backend, DetParams(max_side=settings.det_max_side))
         classifier = AngleClassifier(factory("cls", str(models.cls))) if settings.use_cls else None
-        recognizer = TextRecognizer(factory("rec", str(models.rec)), character_table(models.rec),
-                                    RecParams(threads=settings.rec_threads))
+        characters = character_table(models.rec)
+        rec_backend = factory("rec", str(models.rec))
+        if settings.rec_bf16:
+            rec_backend = bf16_recognizer(rec_backend, str(models.rec), settings, characters)
+        recognizer = TextRecognizer(rec_backend, characters, RecParams(threads=settings.rec_threads))
         log.info("OCR: %s models from %s", models.version, models.det.parent)
         return cls(detector, classifier, recognizer, LayoutParams(min_confidence=settings.min_confidence),
                    settings.max_lines)
@@ -244,7 +253,7 @@ def turned(crops: list[np.ndarray]) -> list[np.ndarray]:
 
 def int8_detector(fp32: InferenceBackend, model: str, settings: OcrSettings) -> InferenceBackend:
     """The detector in INT8 on ONNX Runtime where ``fp32`` runs on the CPU (an accelerator's
-    backend is kept) and this CPU's gate passes (:mod:`appliance.inference.int8_gate`); ``fp32`` itself when the
+    backend is kept) and this CPU's gate passes (:mod:`appliance.inference.precision_gate`); ``fp32`` itself when the
     INT8 model cannot be built or loaded, or is not faster and as good here."""
     if fp32.name != "onnxruntime-cpu":
         return fp32
@@ -259,7 +268,7 @@ def int8_detector(fp32: InferenceBackend, model: str, settings: OcrSettings) -> 
 
 
 def _gated_int8(fp32: InferenceBackend, model: str, folder: Path, settings: OcrSettings) -> InferenceBackend:
-    from appliance.inference.int8_gate import cached_verdict, measure
+    from appliance.inference.precision_gate import cached_verdict, measure
     from engines.ort_backend import OnnxRuntimeBackend
 
     path = int8_model(model, folder)
@@ -269,6 +278,35 @@ def _gated_int8(fp32: InferenceBackend, model: str, folder: Path, settings: OcrS
                                                                 TextDetector(int8, params), gate_pages()))
     log.info("OCR: INT8 detector %s on this CPU: %s", "serves" if verdict.serves else "not used", verdict.reason)
     return int8 if verdict.serves else fp32
+
+
+def bf16_recognizer(fp32: InferenceBackend, model: str, settings: OcrSettings, characters: list[str]) -> InferenceBackend:
+    """The recogniser computing in BF16 on OpenVINO where ``fp32`` runs on the CPU, the CPU
+    computes BF16 (AVX512-BF16, AMX) and its gate passes (:mod:`appliance.inference.precision_gate`);
+    ``fp32`` itself else, or when OpenVINO is missing or fails."""
+    if fp32.name != "onnxruntime-cpu":
+        return fp32
+    try:
+        from appliance.inference.precision_gate import cached_verdict, gate_lines, measure_reading
+        from engines.openvino_backend import OpenVinoBackend, cpu_computes
+
+        if not cpu_computes("bf16"):
+            log.info("OCR: this CPU computes no BF16: the recogniser reads in FP32")
+            return fp32
+        bf16 = OpenVinoBackend(model, "bf16", streams=settings.rec_threads, threads=max(1, settings.threads))
+
+        def gate():
+            fp32_read, bf16_read = (TextRecognizer(b, characters) for b in (fp32, bf16))
+            return measure_reading(lambda crops: [r.text for r in fp32_read.read(crops)],
+                                   lambda crops: [r.text for r in bf16_read.read(crops)], gate_lines())
+
+        name = f"{Path(model).stem}.bf16-openvino"
+        verdict = cached_verdict(Path(settings.int8_dir), name, gate) if settings.int8_dir else gate()
+    except Exception as exc:  # OpenVINO missing, compiling or the gate: any failure keeps FP32
+        log.warning("OCR: BF16 recogniser unavailable, the FP32 one reads (%s: %s)", type(exc).__name__, exc)
+        return fp32
+    log.info("OCR: BF16 recogniser %s on this CPU: %s", "serves" if verdict.serves else "not used", verdict.reason)
+    return bf16 if verdict.serves else fp32
 
 
 def _onnxruntime(threads: int) -> BackendFactory:

@@ -48,6 +48,11 @@ class OcrSettings:
     # ("": <data_dir>/cache/ocr; with no data dir, a temporary folder per start).
     det_int8: bool = True
     int8_dir: str = ""
+    # Run the recogniser in BF16 through OpenVINO (the ``openvino`` extra) where this CPU
+    # computes BF16 (AVX512-BF16, AMX) and its gate passes there; the verdict is kept in
+    # ``int8_dir`` (appliance.ocr.pipeline.bf16_recognizer). Off by default: one photo alone
+    # reads about a fifth faster, but classroom bursts drained no faster (docs/OCR.md).
+    rec_bf16: bool = False
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:

@@ -41,22 +41,24 @@ def test_a_reader_that_cannot_open_is_logged_and_tried_again_at_the_first_photo(
     assert service.ocr is None
 
 
-def test_the_int8_detector_is_what_the_card_and_metrics_name(service):
+def test_the_models_the_ocr_step_lowered_are_what_the_card_and_metrics_name(service):
     from types import SimpleNamespace
 
     from appliance.inference.engine_wiring import OCR_MODELS
 
-    pipeline = SimpleNamespace(detector_precision="int8")
-    service.ocr = SimpleNamespace(pipeline=pipeline, backend="ppocrv6/onnxruntime-cpu", close=lambda: None)
-    rows = {m: p for m, _, p in service.serving_rows()}
-    det = OCR_MODELS["det"]
-    assert rows[det] == "int8"  # the engines manager's row, corrected
+    pipeline = SimpleNamespace(lowered={"det": ("onnxruntime", "int8"), "rec": ("openvino", "bf16")})
+    service.ocr = SimpleNamespace(pipeline=pipeline, backend="ppocrv6/openvino-cpu-bf16", close=lambda: None)
+    rows = {m: (b, p) for m, b, p in service.serving_rows()}
+    det, rec = OCR_MODELS["det"], OCR_MODELS["rec"]
+    assert rows[det] == ("onnxruntime", "int8")  # the engines manager's rows, corrected
+    assert rows[rec] == ("openvino", "bf16")
     assert service.served_by(photo=True)[det].endswith("int8")
-    pipeline.detector_precision = None
-    assert all(p != "int8" for m, _, p in service.serving_rows() if m == det)
+    assert service.served_by(photo=True)[rec] == "openvino bf16"
+    pipeline.lowered = {}
+    assert all(p not in ("int8", "bf16") for m, _, p in service.serving_rows() if m in (det, rec))
 
 
-def test_the_pipeline_says_int8_only_for_the_int8_model():
+def test_the_pipeline_names_only_the_models_it_lowered():
     from pathlib import Path
     from types import SimpleNamespace
 
@@ -64,6 +66,8 @@ def test_the_pipeline_says_int8_only_for_the_int8_model():
 
     pipeline = PpOcrPipeline.__new__(PpOcrPipeline)
     pipeline.detector = SimpleNamespace(backend=SimpleNamespace(model_path=Path("det.int8-r1-abc.onnx")))
-    assert pipeline.detector_precision == "int8"
+    pipeline.recognizer = SimpleNamespace(backend=SimpleNamespace(precision="bf16"))
+    assert pipeline.lowered == {"det": ("onnxruntime", "int8"), "rec": ("openvino", "bf16")}
     pipeline.detector = SimpleNamespace(backend=SimpleNamespace(model_path=Path("PP-OCRv6_det_small.onnx")))
-    assert pipeline.detector_precision is None
+    pipeline.recognizer = SimpleNamespace(backend=SimpleNamespace(name="onnxruntime-cpu"))
+    assert pipeline.lowered == {}

@@ -29,10 +29,10 @@ def int8_dir(tmp_path_factory):
 def int8_reader(int8_dir) -> OcrReader:
     """A reader whose detector is the INT8 model whatever this CPU's gate says (these tests
     are about the model; the gate has tests of its own below)."""
-    from appliance.inference import int8_gate as det_gate
+    from appliance.inference import precision_gate as det_gate
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(det_gate, "cached_verdict", lambda *a: det_gate.Int8Verdict(9.9, 1.0, True, "test"))
+        patch.setattr(det_gate, "cached_verdict", lambda *a: det_gate.GateVerdict(9.9, 1.0, True, "test"))
         return OcrReader.open(OcrSettings(cache_size=0, det_int8=True, int8_dir=str(int8_dir)))
 
 
@@ -139,7 +139,7 @@ def test_config_puts_the_model_under_the_data_dirs_cache(tmp_path):
 
 
 def test_the_gate_refuses_a_model_that_is_slower_or_misses_lines():
-    from appliance.inference.int8_gate import decide
+    from appliance.inference.precision_gate import decide
 
     assert decide(4.0, 0.99).serves
     assert not decide(1.1, 0.99).serves and "as fast" in decide(1.1, 0.99).reason
@@ -147,11 +147,11 @@ def test_the_gate_refuses_a_model_that_is_slower_or_misses_lines():
 
 
 def test_what_serves_follows_this_cpus_measurements_and_is_remembered(tmp_path, monkeypatch):
-    from appliance.inference import int8_gate as det_gate
+    from appliance.inference import precision_gate as det_gate
 
     reader = OcrReader.open(OcrSettings(cache_size=0, det_int8=True, int8_dir=str(tmp_path)))
-    (kept,) = tmp_path.glob("*.gate-*.json")
-    verdict = det_gate.Int8Verdict(**json.loads(kept.read_text()))
+    (kept,) = tmp_path.glob("*.int8-*.gate-*.json")
+    verdict = det_gate.GateVerdict(**json.loads(kept.read_text()))
     assert verdict.serves == det_gate.decide(verdict.speedup, verdict.agreement).serves
     served = reader.pipeline.detector.backend.model_path.name
     assert (".int8-" in served) == verdict.serves
@@ -161,7 +161,7 @@ def test_what_serves_follows_this_cpus_measurements_and_is_remembered(tmp_path, 
 
 
 def test_a_refusing_verdict_keeps_the_fp32_detector(tmp_path, monkeypatch):
-    from appliance.inference import int8_gate as det_gate
+    from appliance.inference import precision_gate as det_gate
 
     monkeypatch.setattr(det_gate, "cached_verdict", lambda *a: det_gate.decide(1.05, 1.0))
     reader = OcrReader.open(OcrSettings(cache_size=0, det_int8=True, int8_dir=str(tmp_path)))
