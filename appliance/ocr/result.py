@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from appliance.ocr.errors import NoTextFound
 
 STAGES = ("decode", "det", "cls", "rec", "layout")
+MARK_MOST = 2  # signs a text without Chinese may hold and still be a mark, not a problem
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,10 @@ class OcrResult:
 
     @property
     def empty(self) -> bool:
-        return not self.text.strip()
+        """No problem read: no text, or one or two signs without a Chinese character (a
+        scribble or a stray mark read as "N" or "BV"; no problem is that short)."""
+        signs = "".join(self.text.split())
+        return len(signs) <= MARK_MOST and not any("\u4e00" <= c <= "\u9fff" for c in signs)
 
     @property
     def total_ms(self) -> float:
