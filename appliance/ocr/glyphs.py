@@ -228,6 +228,10 @@ class BesideParams:
     # A line blurred thin and grey may only reach this share: between two boxes, it is looked
     # for at this share when none is found at ``paper_share``, letters still told at that one.
     faint_share: float = 0.85
+    # A row's first box is looked at for a blank before it when the row above ends this
+    # near (line heights), or this far when that row ends at a colon: what follows the
+    # colon may stand below a wide band (a problem printed in pieces).
+    after_colon_reach: float = 3.5
 
 
 def blanks_beside(pixels: np.ndarray, quads: list[np.ndarray], texts: list[str], crops: list[np.ndarray],
@@ -256,6 +260,9 @@ def blanks_beside(pixels: np.ndarray, quads: list[np.ndarray], texts: list[str],
         if right and not text.endswith("_") and not ends_sentence(text) and (len(text.replace(" ", "")) > 2 or text.isalpha()):
             out[i] = f"{out[i]} {BLANK}"
         above = line.previous_row(lines) if before is None else None
+        if above is None and before is None:  # a problem in pieces: 「"an":」, a wide band, 「___ apple」
+            above = line.previous_row(lines, params.after_colon_reach)
+            above = above if above is not None and texts[above].rstrip()[-1:] in (":", "：") else None
         if above is not None and not ends_sentence(texts[above].strip() or ".") and not text.startswith("_") \
                 and blank_beside(pixels, quads[i], params.reach * line.height, (crops[i], None), "left",
                                  glyphs, params):
@@ -306,12 +313,13 @@ class _Line:
         """A box of the line below that this one's paragraph runs on to (0.7–1.8 line heights down, under it)."""
         return self._row_at(lines, 1)
 
-    def previous_row(self, lines: list[_Line]) -> int | None:
-        return self._row_at(lines, -1)
+    def previous_row(self, lines: list[_Line], most: float = 1.8) -> int | None:
+        return self._row_at(lines, -1, most)
 
-    def _row_at(self, lines: list[_Line], direction: int) -> int | None:
-        """The nearest box on the line below (direction 1) or above (-1) that overlaps this one."""
-        best, nearest = None, 1.8 * self.height
+    def _row_at(self, lines: list[_Line], direction: int, most: float = 1.8) -> int | None:
+        """The nearest box on the line below (direction 1) or above (-1) that overlaps this one,
+        0.7 to ``most`` line heights away."""
+        best, nearest = None, most * self.height
         for j, other in enumerate(lines):
             start, end, middle = self.span(other)
             down = (middle - self.middle) * direction

@@ -325,3 +325,30 @@ def test_a_stroke_with_a_mark_between_it_and_a_rows_first_box_is_no_blank():
     assert beside(page, quads, texts)[1].startswith("____")  # bare paper between: taken for a blank
     page[180:188, 240:246] = 30  # the mark 「、」 between the stroke and the box
     assert beside(page, quads, texts)[1] == texts[1]
+
+
+def _two_rows(gap: int, above: str) -> tuple[np.ndarray, list[np.ndarray], list[str]]:
+    """「"an":」 on one row, ``gap`` px of paper below it, then "___ apple" (the blank drawn
+    before the row's only box)."""
+    page = np.full((500, 900, 3), 235, np.uint8)
+    quads = [np.array([[x0, y0], [x1, y0], [x1, y0 + 40], [x0, y0 + 40]], np.float32)
+             for x0, x1, y0 in ((100, 220, 100), (200, 330, 140 + gap))]
+    for quad in quads:
+        page[int(quad[0][1]) + 8:int(quad[0][1]) + 30, int(quad[0][0]) + 4:int(quad[1][0]) - 4:14] = 30
+    page[174 + gap:177 + gap, 120:192] = 30  # the blank, ending just before "apple"
+    return page, quads, [above, "apple"]
+
+
+def test_a_blank_starting_a_row_below_a_wide_band_after_a_colon_is_found():
+    # a problem printed in pieces: 「"an":」, a band of paper two line heights tall, 「___ apple」
+    page, quads, texts = _two_rows(60, '"an":')
+    assert beside(page, quads, texts) == ['"an":', "____ apple"]
+    page, quads, texts = _two_rows(10, '"an":')  # the next row, as before
+    assert beside(page, quads, texts) == ['"an":', "____ apple"]
+
+
+def test_below_a_wide_band_only_a_colon_carries_the_sentence_on():
+    page, quads, texts = _two_rows(60, "Fill in the blank with")  # no colon: the band parts two pieces
+    assert beside(page, quads, texts) == texts
+    page, quads, texts = _two_rows(150, '"an":')  # farther than the reach
+    assert beside(page, quads, texts) == texts
