@@ -82,6 +82,8 @@ class OpenVinoBackend:
         #: Runs from several threads share the streams' infer requests.
         self.thread_safe = True
         self.input_names = tuple(port.get_any_name() for port in self._compiled.inputs)
+        self._takes = {port.get_any_name(): port.get_partial_shape() for port in self._compiled.inputs}
+        self._shape_of = ov.PartialShape
         self.output_names = tuple(port.get_any_name() for port in self._compiled.outputs)
         self._idle: queue.SimpleQueue = queue.SimpleQueue()
         for _ in range(max(1, streams)):
@@ -102,13 +104,9 @@ class OpenVinoBackend:
     def _check(self, feeds: Mapping[str, np.ndarray]) -> None:
         """OpenVINO runs an input of the wrong shape without a word (and returns nothing, or
         the model's reading of it): refuse it here, as ONNX Runtime does."""
-        from openvino import PartialShape
-
-        for port in self._compiled.inputs:
-            name = port.get_any_name()
+        for name, takes in self._takes.items():
             if name not in feeds:
                 raise BackendError(f"OpenVINO run failed: input {name!r} missing")
             shape = np.shape(feeds[name])
-            if not port.get_partial_shape().compatible(PartialShape(list(shape))):
-                raise BackendError(f"OpenVINO run failed: input {name!r} of shape {shape} where the model "
-                                   f"takes {port.get_partial_shape()}")
+            if not takes.compatible(self._shape_of(list(shape))):
+                raise BackendError(f"OpenVINO run failed: input {name!r} of shape {shape} where the model takes {takes}")

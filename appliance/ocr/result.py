@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from appliance.ocr.errors import NoTextFound
+from appliance.wording.problem_text import is_cjk
 
 STAGES = ("decode", "det", "cls", "rec", "layout")
 MARK_MOST = 2  # signs a text without Chinese may hold and still be a mark, not a problem
@@ -50,7 +51,7 @@ class OcrResult:
         """No problem read: no text, or one or two signs without a Chinese character (a
         scribble or a stray mark read as "N" or "BV"; no problem is that short)."""
         signs = "".join(self.text.split())
-        return len(signs) <= MARK_MOST and not any("\u4e00" <= c <= "\u9fff" for c in signs)
+        return len(signs) <= MARK_MOST and not any(map(is_cjk, signs))
 
     @property
     def total_ms(self) -> float:
