@@ -499,7 +499,8 @@ def loadtest(config: Config, clients: int, duration: float, bank_size: int, phot
 
 def _register_optional_commands() -> None:
     """Commands whose modules live beside the core (photo reading)."""
-    from appliance.ocr.cli import eval_ocr, ocr
+    from appliance.bench.ocr_eval import eval_ocr
+    from appliance.ocr.cli import ocr
     from appliance.ops.cli import backup_command, restore_command
     from appliance.teachers.cli import teacher
     from engines.cli import doctor, engines_group

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from appliance.wording.cer import errors
-from appliance.ocr.evaluate import find_photo, read_truth
+from appliance.bench.ocr_eval import find_photo, read_truth
 from appliance.ocr.layout import TextBox
 from appliance.ocr.page import arrange_page
 from appliance.ocr.reader import OcrReader

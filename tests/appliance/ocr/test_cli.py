@@ -9,7 +9,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from appliance.ocr.cli import eval_ocr, ocr
+from appliance.bench.ocr_eval import eval_ocr
+from appliance.ocr.cli import ocr
 
 
 def runner_for(config):
@@ -27,7 +28,7 @@ def runner_for(config):
 @pytest.fixture
 def run(config, reader, monkeypatch):
     """Invoke a command with the session's models (loading them per command is slow)."""
-    monkeypatch.setattr("appliance.ocr.cli._reader", lambda config: reader)
+    monkeypatch.setattr("appliance.ocr.cli.reader_for", lambda config: reader)
     return runner_for(config)
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from appliance.ocr import det_int8
 from appliance.wording.cer import errors, normalise
-from appliance.ocr.evaluate import read_truth
+from appliance.bench.ocr_eval import read_truth
 from appliance.ocr.det_int8 import calibration_tensors, int8_model
 from appliance.ocr.pipeline import PpOcrPipeline, int8_detector
 from appliance.ocr.reader import OcrReader

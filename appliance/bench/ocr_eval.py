@@ -1,18 +1,23 @@
 """OCR evaluation on a folder of photos: ``<qid>.jpg`` (or .jpeg/.png/.webp/.heic) and
 ``truth.csv`` with header ``qid,text``. Overall CER is total edits over total reference
-characters (long questions weigh more); per image CER and time are kept too."""
+characters (long questions weigh more); per image CER and time are kept too. ``eduqa
+eval-ocr`` (:func:`eval_ocr`, registered on the main group) prints it."""
 
 from __future__ import annotations
 
 import csv
+import json
 import logging
 import statistics
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from appliance.wording.cer import errors
+import click
+
+from appliance.ocr import cli as ocr_cli
 from appliance.ocr.errors import ImageRejected, OcrEvalFileError
 from appliance.ocr.reader import OcrReader
+from appliance.wording.cer import errors
 
 log = logging.getLogger(__name__)
 
@@ -116,3 +121,26 @@ def report(scores: list[ImageScore], missing: tuple[str, ...]) -> OcrEvalReport:
     return OcrEvalReport(edits / chars if chars else 0.0, len(scores),
                          statistics.median(s.ms for s in timed) if timed else 0.0, stages,
                          tuple(scores), missing)
+
+
+@click.command("eval-ocr")
+@click.argument("folder", type=click.Path(file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print {cer, n, median_ms} as JSON.")
+@click.pass_obj
+@ocr_cli.one_line_errors
+def eval_ocr(config, folder: str, as_json: bool) -> None:
+    """Character error rate and speed on FOLDER: <qid>.jpg/.png photos and truth.csv (qid,text)."""
+    read_truth(Path(folder))  # fail fast on a bad folder before loading models
+    result = evaluate_folder(folder, ocr_cli.reader_for(config))
+    if as_json:
+        click.echo(json.dumps(result.summary()))
+        return
+    for image in result.images:
+        note = f"  rejected: {image.rejected}" if image.rejected else "  (equal claim: choices)" if image.ambiguous else ""
+        click.echo(f"{image.qid}\tCER {image.cer:.3f}\t{image.ms:.0f} ms{note}")
+    for qid in result.missing:
+        click.echo(f"{qid}\tno photo")
+    stages = ", ".join(f"{k} {v:.0f}" for k, v in result.stage_ms.items())
+    ambiguous = result.summary()["ambiguous"]
+    click.echo(f"CER {result.cer:.4f} over {result.n} photos; median {result.median_ms:.0f} ms ({stages})"
+               + (f"; {ambiguous} with equal claims" if ambiguous else ""))
