@@ -225,8 +225,8 @@ class BesideParams:
     # blank that starts it too (「___   to   school   by   bike」)
     start_within_before: int = 48
     paper_share: float = 0.65  # ink is darker than this share of the paper's brightness
-    # A line blurred thin and grey may only reach this share: between two boxes, it is looked
-    # for at this share when none is found at ``paper_share``, letters still told at that one.
+    # A line blurred thin or printed grey may only reach this share: it is looked for at this
+    # share when none is found at ``paper_share``, letters still told at that one.
     faint_share: float = 0.85
     # A row's first box is looked at for a blank before it when the row above ends this
     # near (line heights), or this far when that row ends at a colon: what follows the
@@ -365,13 +365,14 @@ def _blank_in_strip(grey: np.ndarray, letters: np.ndarray, least: int, crops: tu
                     glyphs: GlyphParams, params: BesideParams, thin: bool = False) -> bool:
     """:func:`blank_beside`'s test of the strip (upright, read from the box's edge) for a
     line ``least`` columns long (``thin``: with paper under it, and level: :func:`_level`)."""
-    other = crops[1]
-    # a faint line only between two boxes, where it must fill the gap and stop at both
-    # boxes' letters: at a row's end, faint ruled paper would pass for one
-    for share in (params.paper_share,) if other is None else (params.paper_share, params.faint_share):
+    # a faint line between two boxes must fill the gap and stop at both boxes' letters; at a
+    # row's end or start (a grey blank printed thin) it must be thin and level, with no grey
+    # above it either (a blurred character's foot is no blank)
+    for share in (params.paper_share, params.faint_share):
         ink = dark(grey, share)
-        found = blank_line(ink, 0, ink.shape[1], least, glyphs, letters)
-        if found is not None and (_thin(ink, *found) and _level(ink, *found) if thin
+        alone = share != params.paper_share and crops[1] is None
+        found = blank_line(ink, 0, ink.shape[1], least, glyphs, ink if alone else letters)
+        if found is not None and (_thin(ink, *found) and _level(ink, *found) if thin or alone
                                   else share == params.paper_share or _thin(ink, *found)):
             break
         found = None

@@ -169,15 +169,34 @@ def test_grey_ruled_paper_or_a_shadows_edge_is_no_blank():
     assert beside(shaded, quads, texts) == texts
 
 
-def test_a_grey_line_at_a_rows_end_is_taken_for_ruled_paper():
-    # with no box after it, a grey line cannot be seen to stop at letters: a line of ruled
-    # paper would look the same, so only a dark line there is a blank
+def test_a_grey_line_thin_and_level_at_a_rows_end_is_a_blank_and_grey_ruled_paper_is_not():
+    # a blank printed grey ("…"an": ___" ⏎ "university"): with no box after it, a grey line
+    # is a blank when it is thin and level; a ruled line runs under the box's letters too
     page, quads = page_with_boxes()
-    row_end = [quads[0], quads[2]]
-    page[133:138, 308:500] = 190
-    assert beside(page, row_end, ["Fill in:", "and more"]) == ["Fill in:", "and more"]
-    page[133:138, 308:500] = 30
-    assert beside(page, row_end, ["Fill in:", "and more"]) == ["Fill in: ____", "and more"]
+    row_end, texts = [quads[0], quads[2]], ["Fill in:", "and more"]
+    grey = page.copy()
+    grey[133:138, 308:500] = 190
+    assert beside(grey, row_end, texts) == ["Fill in: ____", "and more"]
+    for rows in ((133, 138), (141, 146)):  # on the letters' base line, or just under the box
+        ruled = page.copy()
+        ruled[rows[0]:rows[1], 40:880] = 190
+        assert beside(ruled, row_end, texts) == texts
+    shaded = page.copy()
+    shaded[133:260, 308:500] = 190  # a shadow's edge: grey all the way down, no line
+    assert beside(shaded, row_end, texts) == texts
+    blurred = page.copy()  # a character the box left out, blurred grey: its foot is no blank
+    blurred[110:126, 310:360] = 190
+    blurred[133:138, 308:362] = 190
+    assert beside(blurred, row_end, texts) == texts
+
+
+def test_a_grey_line_before_a_rows_first_box_is_a_blank():
+    # "…I have lived here" ⏎ "___ ten years.", the blank printed thin and grey
+    page, quads = two_rows()
+    page[184:187, 170:250] = 190
+    assert beside(page, quads, ["I have lived here", "ten years."])[1] == "____ ten years."
+    page[184:187, 40:880] = 190  # ruled paper instead: it runs on under the row's letters
+    assert beside(page, quads, ["I have lived here", "ten years."])[1] == "ten years."
 
 
 def test_a_short_blank_at_a_rows_end_is_found_and_a_dash_is_not():
