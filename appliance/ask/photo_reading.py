@@ -14,13 +14,24 @@ The recogniser also says which characters it nearly read as another (its look-al
 few characters, reads as it too, unless the character is a digit or a letter standing
 alone (a variable: 「与 y 轴」 is not 「与 x 轴」). So does one that lacks a letter of a word or
 index the recogniser nearly read where it read none (the lowered n of 「{aₙ}」 read 「{a}」).
+
+A reading further off (a blurred line: 「Transtate into Cinese: Nractice makes paniect.」)
+may still be the printed question as the recogniser *saw* it: :func:`supported_by` weighs
+the question against the classes the recogniser gave each output step of the chosen
+problem's lines (``OcrResult.evidence``). The question is supported when its characters
+can be laid along those steps in order (a CTC alignment: each character on one or more
+steps, blanks between) so that every step's class got at least a share of that step's
+best class. A digit the recogniser read plainly as another is never supported.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from difflib import SequenceMatcher
+
+import numpy as np
 
 # Characters a recogniser confuses, each folded to one of its set; Greek capitals drawn as
 # Latin ones (「10 Ν」 with a Greek Nu) as those.
@@ -107,3 +118,92 @@ def _carries_meaning(text: str, i: int) -> bool:
         return True
     alone = not any(0 <= j < len(text) and text[j].isascii() and text[j].isalpha() for j in (i - 1, i + 1))
     return ch.isascii() and ch.isalpha() and alone
+
+
+# A step's class counts only when it got at least this share of the step's best class
+# (e^-5, about 0.7 %); a class the recogniser did not keep counts with ``UNKEPT``.
+SUPPORT_LEAST = math.exp(-5.0)
+UNKEPT = 1e-4
+# ...and the alignment's steps together may fall short of the best classes by at most this
+# much (the sum of the natural logs of those shares).
+SHORTFALL_MOST = 12.0
+_NOT = -math.inf
+# Only candidates with at least this share of their characters in common with the reading are weighed.
+ROUGHLY_ALIKE = 0.5
+
+
+def seen_as(evidence, read: str, questions: list[str]) -> str | None:
+    """The one question of ``questions`` (the search's candidates) that the recogniser's
+    steps support (:func:`supported_by`); None when none or more than one is."""
+    found = {camera_form(q): q for q in dict.fromkeys(questions)
+             if SequenceMatcher(None, camera_form(read), camera_form(q)).quick_ratio() >= ROUGHLY_ALIKE
+             and supported_by(evidence, read, q)}
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+def supported_by(evidence, read: str, question: str) -> bool:
+    """``question`` can be read along the recogniser's steps (``evidence``:
+    ``OcrResult.evidence``, the chosen problem's boxes in reading order) that gave ``read``
+    (``OcrResult.text``). Only the steps of ``read``'s own characters count: a problem
+    number or score note before or after it is left out, as the reading left it out."""
+    chars = [c for c in map(_folded, question) if c]
+    steps = _steps(evidence, read)
+    if not chars or len(steps) < len(chars):
+        return False
+    return _shortfall(steps, chars) <= SHORTFALL_MOST
+
+
+def _folded(ch: str) -> str:
+    """A character as :func:`camera_form` folds it; "" for a space or a blank's underline."""
+    folded = camera_form(ch)
+    return "" if folded in ("", "_") else folded if len(folded) == 1 else ch
+
+
+def _steps(evidence, read: str) -> list[tuple[float, dict[str, float], float]]:
+    """(blank's probability, each character's, the best class's) of each step from the
+    first to the last of ``read``'s own characters."""
+    steps, seen, at = [], [], []
+    for line in evidence:
+        for ch, step in zip(line.text, line.steps):
+            if folded := _folded(ch):
+                seen.append(folded)
+                at.append(len(steps) + step)
+        for odds in line.odds:
+            classes: dict[str, float] = {}
+            for ch, p in odds:
+                classes[_folded(ch)] = classes.get(_folded(ch), 0.0) + p
+            blank = classes.pop("", 0.0)
+            steps.append((blank, classes, max([blank, *classes.values()])))
+    kept = [c for c in map(_folded, read) if c]
+    ops = SequenceMatcher(None, seen, kept, autojunk=False).get_opcodes()
+    if not kept or not any(op == "equal" for op, *_ in ops):
+        return []
+    # characters read and left out before or after the problem (its number, a score note)
+    first = ops[0][2] if ops[0][0] == "delete" else 0
+    end = ops[-1][1] if ops[-1][0] == "delete" else len(seen)
+    return steps[at[first - 1] + 1 if first else 0:at[end] if end < len(at) else len(steps)]
+
+
+def _shortfall(steps: list[tuple[float, dict[str, float], float]], chars: list[str]) -> float:
+    """How far the best CTC alignment of ``chars`` over ``steps`` falls short of each
+    step's best class (the sum of log shares; inf when no alignment keeps every share at
+    ``SUPPORT_LEAST``). States: a blank before each character, the character, a last blank."""
+    least = math.log(SUPPORT_LEAST)
+    states = 2 * len(chars) + 1
+    may_skip = np.zeros(states, bool)  # from the character two states back, over the blank
+    may_skip[3::2] = [a != b for a, b in zip(chars[1:], chars)]
+    where: dict[str, list[int]] = {}
+    for i, c in enumerate(chars):
+        where.setdefault(c, []).append(2 * i + 1)
+    score = np.full(states, _NOT)
+    score[0] = 0.0  # before the first step: the first state, or the first character, comes next
+    for blank, classes, best in steps:
+        share = np.full(states, math.log(UNKEPT / best))
+        share[0::2] = math.log(max(blank, UNKEPT) / best)
+        for c, p in classes.items():
+            share[where.get(c, [])] = math.log(max(p, UNKEPT) / best)
+        share[share < least] = _NOT
+        came = np.maximum(score, np.concatenate(([_NOT], score[:-1])))
+        came = np.maximum(came, np.where(may_skip, np.concatenate(([_NOT, _NOT], score[:-2])), _NOT))
+        score = came + share
+    return -max(score[-1], score[-2])

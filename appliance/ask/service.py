@@ -21,7 +21,7 @@ from appliance.ask.dense_index import DenseIndex
 from appliance.bank.kb import QuestionBank
 from appliance.ask.metrics import ApplianceMetrics
 from appliance.asklog.photo_archive import PhotoArchive
-from appliance.ask.photo_reading import reads_as
+from appliance.ask.photo_reading import reads_as, seen_as
 from appliance.ask.policy import Decision
 from appliance.ask.search import Candidate, HybridSearch, Signal
 from appliance.ask import calibration
@@ -365,15 +365,17 @@ class AskService:
         watch.lap("normalise")
         self.refresh_index()
         self.refresh_memory()
-        look_alikes = ocr.look_alikes if ocr else ()
-        key = (search_form(question.text), self._index_version, self._memory_version, ocr is not None, look_alikes)
+        look_alikes, evidence = (ocr.look_alikes, ocr.evidence) if ocr else ((), ())
+        seen = ocr.sha256 if evidence else None  # a photo's decision may rest on what its recogniser saw
+        key = (search_form(question.text), self._index_version, self._memory_version, ocr is not None, look_alikes, seen)
         with self._cache_lock:
             decision = self._cache.get(key)
         cached = decision is not None
         self.metrics.cache.labels("answer", "hit" if cached else "miss").inc()
         watch.lap("cache")
         if decision is None:
-            decision = self._decide(question.text, watch, photo=ocr is not None, look_alikes=look_alikes)
+            decision = self._decide(question.text, watch, photo=ocr is not None, look_alikes=look_alikes,
+                                    evidence=evidence)
             self._remember(key, decision)
         best = decision.best
         ask_id = self.asks.record(AskRecord(
@@ -390,13 +392,15 @@ class AskService:
         card = self._card(ask_id, question, decision, watch.stages, cached, photo=ocr is not None)
         return dataclasses.replace(card, corrects=corrects) if corrects is not None else card
 
-    def decide_only(self, text: str, photo: bool = False, look_alikes: tuple[tuple[str, str], ...] = ()) -> Decision:
+    def decide_only(self, text: str, photo: bool = False, look_alikes: tuple[tuple[str, str], ...] = (),
+                    evidence: tuple = ()) -> Decision:
         """The decision for a question without logging it (evaluation, benchmarks);
-        ``photo``: the text was read from a photo (``look_alikes``: ``OcrResult.look_alikes``)."""
+        ``photo``: the text was read from a photo (``look_alikes``, ``evidence``: the
+        ``OcrResult``'s)."""
         question = clean_question(text, self.config.ask.max_question_chars)
         self.refresh_index()
         self.refresh_memory()
-        return self._decide(question.text, _Stopwatch(), photo=photo, look_alikes=look_alikes)
+        return self._decide(question.text, _Stopwatch(), photo=photo, look_alikes=look_alikes, evidence=evidence)
 
     def _encode_batch(self, texts: list[str]) -> list[tuple]:
         """One batch: embed the questions, then the dense top candidates of all of them in
@@ -411,19 +415,22 @@ class AskService:
         result = self._photo_reader().read(photo)
         if result.empty or result.ambiguous:
             return Decision(None, 0.0, True, [])
-        return self.decide_only(result.text, photo=True, look_alikes=result.look_alikes)
+        return self.decide_only(result.text, photo=True, look_alikes=result.look_alikes, evidence=result.evidence)
 
     def _decide(self, question: str, watch: _Stopwatch, photo: bool = False,
-                look_alikes: tuple[tuple[str, str], ...] = ()) -> Decision:
+                look_alikes: tuple[tuple[str, str], ...] = (), evidence: tuple = ()) -> Decision:
         """The verifier's decision; for a photo's text that abstains, the decision for the
         close bank question it reads as (:func:`photo_reading.reads_as`: O read as 0, x²
         read as x2, the problem number left before it, a character the recogniser nearly
-        read as the printed one), if one does."""
+        read as the printed one), if one does; else for the one candidate the recogniser's
+        steps support (:func:`photo_reading.seen_as`), if only one is."""
         decision, ranked = self._verified(question, watch)
         if photo and decision.abstained:
             # the verifier's closest first, then every other candidate the search found
-            printed = next((e["question"] for _, e in [*decision.similar, *ranked]
-                            if reads_as(question, e["question"], look_alikes)), None)
+            found = [e["question"] for _, e in [*decision.similar, *ranked]]
+            printed = next((q for q in found if reads_as(question, q, look_alikes)), None)
+            if printed is None and evidence:
+                printed = seen_as(evidence, question, found)
             if printed is not None:
                 decision, _ = self._verified(printed, watch)
         return decision

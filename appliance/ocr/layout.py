@@ -3,9 +3,11 @@
 1. Drop what is not text of the page: empty or low-confidence readings, and lines cut
    by the top or bottom edge of the frame (the neighbouring question's line half in
    frame: it touches the edge and is clearly shorter than the page's other lines).
-2. Rows: boxes whose vertical centres lie within half a line height form one row,
+2. A line the detector cut where the page bends (a book's page curving to its spine) is
+   one box again: the pieces that go on from one another's ends (:func:`chain_bent`).
+3. Rows: boxes whose vertical centres lie within half a line height form one row,
    read left to right and merged into one line.
-3. Pieces are joined with nothing between CJK text (Chinese does not space its words)
+4. Pieces are joined with nothing between CJK text (Chinese does not space its words)
    and with one space between Latin words, numbers or operators. Recognised characters
    (formulas, symbols) are kept as they are.
 
@@ -23,7 +25,7 @@ from functools import cached_property
 import numpy as np
 
 from appliance.ocr.geometry import quad_size
-from appliance.ocr.result import OcrLine
+from appliance.ocr.result import LineEvidence, OcrLine
 from appliance.wording.problem_text import join
 
 
@@ -34,6 +36,14 @@ class LayoutParams:
     # height of the lines clear of the edges is the neighbouring text cut by the frame.
     cut_height: float = 0.75
     edge_margin: float = 4.0  # pixels
+    # A box goes on from another when it starts within this share of a line height of the
+    # other's end (along it and across it)... and, for the pieces to be one bent line, one
+    # of them turns from the last by at least ``bend_least`` degrees (at most ``bend_most``),
+    # both at least ``bend_length`` line heights long (a short box's slant says little).
+    goes_on_within: float = 0.3
+    bend_least: float = 3.0
+    bend_most: float = 25.0
+    bend_length: float = 2.5
 
 
 @dataclass(frozen=True)
@@ -46,6 +56,7 @@ class TextBox:
     sides: frozenset[str] | None = None
     # (read, runner-up) characters the recogniser nearly read otherwise (``Reading.look_alikes``).
     look_alikes: tuple[tuple[str, str], ...] = ()
+    evidence: tuple[LineEvidence, ...] = ()  # the recogniser's own reading of the box (its pieces)
 
     # The box's extents, worked out once: the layout asks for them many times.
     @cached_property
@@ -83,6 +94,7 @@ class Layout:
     choices: tuple[str, ...] = ()  # problems with equal claim to be the one framed
     # The look-alikes of the chosen problem's characters (``TextBox.look_alikes``).
     look_alikes: tuple[tuple[str, str], ...] = ()
+    evidence: tuple[LineEvidence, ...] = ()  # its boxes' ``TextBox.evidence``, in reading order
 
 
 def mean_confidence(lines: tuple[OcrLine, ...]) -> float:
@@ -129,6 +141,59 @@ def sides_of(box: TextBox, size: tuple[int, int], margin: float) -> frozenset[st
 def at_edge(box: TextBox, size: tuple[int, int], params: LayoutParams) -> bool:
     """Touches the top or bottom edge of the frame."""
     return bool(sides_of(box, size, params.edge_margin) & {"top", "bottom"})
+
+
+def chain_bent(boxes: list[TextBox], params: LayoutParams) -> list[TextBox]:
+    """Each run of boxes that go on from one another's ends with a bend between two of them,
+    as one box: its text joined, its corners the first piece's start and the last one's end
+    (unless that chord leaves the first piece's height: a line curving on and on)."""
+    after, turns = _goes_on(boxes, params)
+    chained, used = [], set()
+    for i in [i for i in range(len(boxes)) if i not in after.values()] + list(range(len(boxes))):
+        run = [i] if i not in used else []
+        while run and run[-1] in after and after[run[-1]] not in used | set(run):
+            run.append(after[run[-1]])
+        used.update(run)
+        bent = any(turns[k] >= params.bend_least for k in run[:-1])
+        merged = _merged([boxes[k] for k in run]) if bent else None
+        # a line curving so far that its chord leaves its first piece's height stays in pieces
+        level = merged is not None and abs(merged.centre_y - boxes[i].centre_y) <= boxes[i].height / 2
+        chained += [merged] if level else [boxes[k] for k in run]
+    return chained
+
+
+def _goes_on(boxes: list[TextBox], params: LayoutParams) -> tuple[dict[int, int], dict[int, float]]:
+    """For each box, the first other box that starts at its end (within ``goes_on_within``
+    line heights, along and across it, turned by at most ``bend_most`` degrees, of a like
+    height), and the degrees it turns there (0 unless both are ``bend_length`` long)."""
+    if len(boxes) < 2:
+        return {}, {}
+    quads = np.array([b.quad for b in boxes], np.float64)
+    along = quads[:, 1] - quads[:, 0]
+    along /= np.maximum(np.linalg.norm(along, axis=1), 1e-6)[:, None]
+    gap = ((quads[:, 0] + quads[:, 3]) / 2)[None] - ((quads[:, 1] + quads[:, 2]) / 2)[:, None]  # [i, j]: j's start - i's end
+    ahead = (gap * along[:, None]).sum(axis=2)
+    aside = np.abs(gap[..., 0] * along[:, None, 1] - gap[..., 1] * along[:, None, 0])
+    heights = np.array([b.height for b in boxes])
+    within, taller = params.goes_on_within * heights[:, None], heights[None] / heights[:, None]
+    cosine = np.clip(along @ along.T, -1.0, 1.0)
+    goes = ((-2 * within <= ahead) & (ahead <= within) & (aside <= within) & (0.7 <= taller) & (taller <= 1.4)
+            & (cosine >= math.cos(math.radians(params.bend_most))))
+    np.fill_diagonal(goes, False)
+    long = np.array([quad_size(b.quad)[0] / b.height for b in boxes]) >= params.bend_length
+    after = {int(i): int(goes[i].argmax()) for i in np.flatnonzero(goes.any(axis=1))}
+    turns = {i: math.degrees(math.acos(cosine[i, j])) if long[i] and long[j] else 0.0 for i, j in after.items()}
+    return after, turns
+
+
+def _merged(parts: list[TextBox]) -> TextBox:
+    text = parts[0].text
+    for part in parts[1:]:
+        text = join(text, part.text)
+    quad = np.array([parts[0].quad[0], parts[-1].quad[1], parts[-1].quad[2], parts[0].quad[3]], np.float32)
+    confidence = float(np.average([p.confidence for p in parts], weights=[max(len(p.text), 1) for p in parts]))
+    return TextBox(text, confidence, quad, look_alikes=sum((p.look_alikes for p in parts), ()),
+                   evidence=sum((p.evidence for p in parts), ()))
 
 
 def group_rows(boxes: list[TextBox]) -> list[list[TextBox]]:

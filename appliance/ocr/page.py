@@ -12,7 +12,7 @@ import statistics
 from dataclasses import replace
 
 from appliance.ocr.blocks import BlockParams, Gutters, find_blocks, page_gutters
-from appliance.ocr.layout import Layout, LayoutParams, TextBox, frame_sides, keep_question_lines, mean_confidence
+from appliance.ocr.layout import Layout, LayoutParams, TextBox, chain_bent, frame_sides, keep_question_lines, mean_confidence
 from appliance.ocr.result import OcrLine
 from appliance.ocr.select import SelectParams, select_problem
 from appliance.ocr.skew import Skew, measure_skew
@@ -27,7 +27,7 @@ def arrange_page(boxes: list[TextBox], size: tuple[int, int], params: LayoutPara
     """``size`` is the upright photo's (width, height). ``gutters``: the page's column
     gutters, known from all of its lines when only some were read (levelled with the
     columns upright: no lean); None: found in ``boxes``."""
-    kept = keep_question_lines(boxes, size, params)
+    kept = chain_bent(keep_question_lines(boxes, size, params), params)
     skew = measure_skew([b.quad for b in kept], size)
     if gutters is None:
         skew = upright_columns(kept, skew, size, params, block_params)
@@ -36,17 +36,23 @@ def arrange_page(boxes: list[TextBox], size: tuple[int, int], params: LayoutPara
     lines = tuple(in_photo(line, skew) for line in selection.lines)
     return Layout(selection.text, lines, mean_confidence(lines), len(boxes) - len(kept),
                   page_text=selection.page_text, choices=selection.choices,
-                  look_alikes=look_alikes_within(levelled, selection.lines))
+                  look_alikes=look_alikes_within(levelled, selection.lines),
+                  evidence=tuple(e for b in boxes_within(levelled, selection.lines) for e in b.evidence))
 
 
 def look_alikes_within(boxes: list[TextBox], lines: tuple[OcrLine, ...]) -> tuple[tuple[str, str], ...]:
     """The look-alikes of the boxes whose centre lies in one of ``lines`` (same coordinates)."""
     found: dict[tuple[str, str], None] = {}
-    for box in boxes:
-        x, y = box.quad.mean(axis=0)
-        if box.look_alikes and any(_holds(line.box, x, y) for line in lines):
-            found.update(dict.fromkeys(box.look_alikes))
+    for box in boxes_within(boxes, lines):
+        found.update(dict.fromkeys(box.look_alikes))
     return tuple(found)
+
+
+def boxes_within(boxes: list[TextBox], lines: tuple[OcrLine, ...]) -> list[TextBox]:
+    """The boxes whose centre lies in one of ``lines`` (same coordinates): line by line, each
+    line's left to right."""
+    return [box for line in lines for box in sorted(
+        (b for b in boxes if _holds(line.box, *b.quad.mean(axis=0))), key=lambda b: b.left)]
 
 
 def _holds(corners: tuple[tuple[float, float], ...], x: float, y: float) -> bool:

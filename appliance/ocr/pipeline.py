@@ -31,7 +31,7 @@ from appliance.ocr.image import DecodedImage
 from appliance.ocr.layout import LayoutParams, TextBox, cut_by_frame
 from appliance.ocr.page import arrange_page
 from appliance.ocr.rec import HEIGHT, Reading, RecParams, TextRecognizer
-from appliance.ocr.result import OcrLine
+from appliance.ocr.result import LineEvidence, OcrLine
 from appliance.ocr.settings import OcrSettings
 from appliance.ocr.timing import Stopwatch
 from engines.backend import InferenceBackend
@@ -51,6 +51,7 @@ class PageText:
     choices: tuple[str, ...] = ()  # problems with equal claim (the student picks)
     unread: int = 0  # lines found and never read (a busy reader read the page centre-first)
     look_alikes: tuple[tuple[str, str], ...] = ()  # of the chosen problem's characters
+    evidence: tuple[LineEvidence, ...] = ()  # the chosen problem's boxes as the recogniser saw them
 
 
 class OcrPipeline(Protocol):
@@ -194,9 +195,11 @@ class PpOcrPipeline:
     def read_boxes(self, page: FoundLines, readings: list[Reading]) -> list[TextBox]:
         """The read lines as boxes, their blanks, x² and a₁ told from the crops."""
         page.watch.lap("rec")
+        seen = [LineEvidence(r.text, r.steps, r.odds) for r in readings]
         readings = [refine(r, crop) for r, crop in zip(readings, page.crops)]  # blanks, x², a₁
         texts = blanks_beside(page.pixels, page.quads, [r.text for r in readings], page.crops)
-        return [TextBox(t, r.confidence, q, look_alikes=r.look_alikes) for t, r, q in zip(texts, readings, page.quads)]
+        return [TextBox(t, r.confidence, q, look_alikes=r.look_alikes, evidence=(e,))
+                for t, r, q, e in zip(texts, readings, page.quads, seen)]
 
     def lay_out(self, page: FoundLines, boxes: list[TextBox], gutters: Gutters | None = None) -> PageText:
         """:func:`page.arrange_page` of the boxes of ``page`` (from :meth:`read_boxes`)."""
@@ -204,7 +207,8 @@ class PpOcrPipeline:
         layout = arrange_page(boxes, (page.pixels.shape[1], page.pixels.shape[0]), self.layout, gutters=gutters)
         watch.lap("layout")
         return PageText(layout.text, layout.lines, layout.confidence, layout.dropped + page.cut, page.rotation,
-                        watch.stages, layout.page_text, layout.choices, look_alikes=layout.look_alikes)
+                        watch.stages, layout.page_text, layout.choices, look_alikes=layout.look_alikes,
+                        evidence=layout.evidence)
 
     def upright(self, pixels: np.ndarray, quads: list[np.ndarray], watch: Stopwatch):
         """Turn the page (and its boxes) to read upright; returns pixels, quads, 48-px crops,

@@ -149,7 +149,7 @@ class OcrReader:
             stage_ms=ordered_stages({"decode": decode_ms, **page.stage_ms}), sha256=sha256,
             backend=self.pipeline.name, rotation=page.rotation, dropped=page.dropped,
             image_size=image.source_size, page_text=page.page_text or page.text, choices=page.choices,
-            unread=page.unread, look_alikes=page.look_alikes,
+            unread=page.unread, look_alikes=page.look_alikes, evidence=page.evidence,
         )
         log.debug("OCR %s: %d line(s), confidence %.2f, %.0f ms", sha256[:12], len(result.lines),
                   result.confidence, result.total_ms)

@@ -45,6 +45,10 @@ class RecParams:
     # look-alike (``Reading.look_alikes``): what the search may take it for, as a camera
     # reads 语 as 游 or g as q.
     look_alike_least: float = 0.15
+    # A step keeps each class of at least this probability in ``Reading.odds`` (a sure step
+    # only its best): what a bank question is weighed against.
+    odds_least: float = 0.005
+    odds_most: int = 4
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,8 @@ class Reading:
     # (read, runner-up) for each character the recogniser nearly read as another; ("", c)
     # for a character c it nearly read where it read none.
     look_alikes: tuple[tuple[str, str], ...] = ()
+    # Each output step's likely classes, (character, probability), most likely first; "": the blank.
+    odds: tuple[tuple[tuple[str, float], ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -75,6 +81,7 @@ class TextRecognizer:
     def __init__(self, backend: InferenceBackend, characters: list[str], params: RecParams = RecParams()):
         self.backend = backend
         self.characters = np.array(characters, dtype=object)
+        self._classes = np.array(["", *characters[1:]], dtype=object)  # class 0 is the blank
         self.params = params
         self._input = backend.input_names[0]
         self._output = backend.output_names[0]
@@ -139,7 +146,23 @@ class TextRecognizer:
             return Reading("", 0.0)
         text = "".join(self.characters[best[keep]])
         return Reading(text, float(probs[keep, best[keep]].mean()), tuple(np.flatnonzero(keep).tolist()),
-                       self.look_alikes(probs[keep], best[keep]) + self.nearly_kept(probs, best))
+                       self.look_alikes(probs[keep], best[keep]) + self.nearly_kept(probs, best), self.odds(probs, best))
+
+    def odds(self, probs: np.ndarray, best: np.ndarray) -> tuple[tuple[tuple[str, float], ...], ...]:
+        """Each step's likeliest classes (up to ``odds_most``) of at least ``odds_least``
+        probability, most likely first."""
+        sure = probs[np.arange(len(best)), best]
+        steps = [[(ch, p)] for ch, p in zip(self._classes[best].tolist(), sure.tolist())]
+        doubted = np.flatnonzero(sure < 1.0 - self.params.odds_least)
+        others, rows = probs[doubted], np.arange(len(doubted))
+        others[rows, best[doubted]] = 0.0
+        for _ in range(self.params.odds_most - 1):  # the runner-up, then the next...
+            cls = others.argmax(axis=1)
+            p = others[rows, cls]
+            for row in np.flatnonzero(p >= self.params.odds_least):
+                steps[doubted[row]].append((self._classes[cls[row]], float(p[row])))
+            others[rows, cls] = 0.0
+        return tuple(map(tuple, steps))
 
     def look_alikes(self, kept: np.ndarray, chosen: np.ndarray) -> tuple[tuple[str, str], ...]:
         """(character, runner-up) where the runner-up, not the blank, came close."""

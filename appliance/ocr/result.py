@@ -24,6 +24,16 @@ class OcrLine:
 
 
 @dataclass(frozen=True)
+class LineEvidence:
+    """What the recogniser saw along one box of the chosen problem (``Reading``): its text as
+    read, the output step of each character, and each step's likely classes."""
+
+    text: str
+    steps: tuple[int, ...]
+    odds: tuple[tuple[tuple[str, float], ...], ...]
+
+
+@dataclass(frozen=True)
 class OcrResult:
     text: str  # the framed problem's text (number and header left out), lines joined
     confidence: float  # character-weighted mean of the kept lines' confidences; 0 if none
@@ -41,6 +51,9 @@ class OcrResult:
     # (read, runner-up) characters of ``text`` the recogniser nearly read otherwise: what
     # the search may take them for (:func:`appliance.ask.photo_reading.reads_as`).
     look_alikes: tuple[tuple[str, str], ...] = ()
+    # The chosen problem's boxes in reading order, as the recogniser saw them: what a bank
+    # question is weighed against (:func:`appliance.ask.photo_reading.supported_by`).
+    evidence: tuple[LineEvidence, ...] = ()
 
     @property
     def ambiguous(self) -> bool:

@@ -2,7 +2,8 @@
 
 import pytest
 
-from appliance.ask.photo_reading import camera_form, reads_as
+from appliance.ask.photo_reading import camera_form, reads_as, seen_as, supported_by
+from tests.appliance.ask.evidence import seen, sure
 
 
 @pytest.mark.parametrize("read, printed", [
@@ -65,3 +66,41 @@ def test_a_character_the_recogniser_nearly_read_as_the_printed_one_reads_as_it(r
 ])
 def test_a_difference_the_recogniser_did_not_doubt_or_that_carries_meaning_stays(read, printed, look_alikes):
     assert not reads_as(read, printed, look_alikes)
+
+
+def test_a_blurred_reading_is_the_question_where_the_recogniser_saw_its_characters_nearly_as_well():
+    # "Transtate into Cinese": t over l, and the h of Chinese nearly read where the blank won
+    steps = sure("Transtate into C", at5={"t": 0.6, "l": 0.35}) + [{"": 0.7, "h": 0.3}] + sure("inese")
+    read = seen(*steps)
+    assert read.text == "Transtate into Cinese"
+    assert supported_by((read,), read.text, "Translate into Chinese")
+    assert not supported_by((read,), read.text, "Transfate into Chinese")  # f never seen there
+
+
+def test_a_digit_read_plainly_as_another_is_never_supported():
+    read = seen(*sure("解方程：2x+3=11"))
+    assert supported_by((read,), "解方程：2x + 3 = 11", "解方程：2x + 3 = 11")
+    assert not supported_by((read,), "解方程：2x + 3 = 11", "解方程：2x + 3 = 13")
+    assert not supported_by((read,), "解方程：2x + 3 = 11", "解方程：2x + 3 = 111")  # more than was seen
+
+
+def test_a_number_and_score_note_the_reading_left_out_are_left_out_of_the_weighing():
+    read = seen(*sure("9．解方程：2x+3=11（5分）"))
+    assert supported_by((read,), "解方程：2x + 3 = 11", "解方程：2x + 3 = 11")
+    # what the reading kept must all be in the question: a mark between its words is not
+    assert not supported_by((read,), "解方程：2x + 3 = 11", "2x + 3 = 11")
+    mark = seen(*sure("我每天早上七X点起床"))
+    assert not supported_by((mark,), mark.text, "我每天早上七点起床")
+
+
+def test_the_question_may_go_on_over_the_next_box():
+    first, second = seen(*sure("解方程：")), seen(*sure("2x+3=11"))
+    assert supported_by((first, second), "解方程：2x + 3 = 11", "解方程：2x + 3 = 11")
+
+
+def test_only_a_question_the_recogniser_saw_alone_is_taken():
+    read = seen(*sure("解方程：2x+3=11", at10={"1": 0.55, "3": 0.4}))
+    both = ["解方程：2x + 3 = 11", "解方程：2x + 3 = 13"]
+    assert seen_as((read,), read.text, both) is None  # the last digit might be either
+    assert seen_as((read,), read.text, both[1:]) == both[1]
+    assert seen_as((read,), read.text, ["解方程：3x + 3 = 13"]) is None

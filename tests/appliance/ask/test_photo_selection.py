@@ -11,6 +11,7 @@ from appliance.ask.card import CHOOSE_MESSAGE
 from appliance.ask.service import AskService, NotAPhotoAsk
 from appliance.db.store import Store
 from appliance.ocr.result import OcrResult
+from tests.appliance.ask.evidence import seen, sure
 
 
 class FixedReader:
@@ -26,9 +27,10 @@ class FixedReader:
         pass
 
 
-def result(text: str, page_text: str, choices: tuple[str, ...] = (), look_alikes=()) -> OcrResult:
+def result(text: str, page_text: str, choices: tuple[str, ...] = (), look_alikes=(), evidence=()) -> OcrResult:
     return OcrResult(text=text, confidence=0.95, lines=(), stage_ms={"det": 1.0}, sha256="ab" * 32,
-                     backend="fake", page_text=page_text, choices=choices, look_alikes=look_alikes)
+                     backend="fake", page_text=page_text, choices=choices, look_alikes=look_alikes,
+                     evidence=evidence)
 
 
 @pytest.fixture
@@ -105,3 +107,22 @@ def test_a_character_the_recogniser_doubted_is_searched_as_its_look_alike_for_th
     # the same text from a photo where the recogniser had no doubt abstains (no cached answer)
     service.ocr = FixedReader(result("求loq28的值。", "第1题 求loq28的值。"))
     assert service.ask_photo(b"photo", client="c").abstained
+
+
+def test_a_blurred_reading_is_answered_where_the_recogniser_saw_the_bank_question(service):
+    # a blurred photo of "Translate into Chinese: Practice makes perfect.": the recogniser's
+    # best classes spell nonsense, its runners-up the printed words
+    steps = (sure("Transtate into C", at5={"t": 0.6, "l": 0.35}) + [{"": 0.7, "h": 0.3}]
+             + sure("inese: Nractice makes paniect.", at7={"N": 0.6, "P": 0.4}, at23={"a": 0.5, "e": 0.45},
+                    at24={"n": 0.6, "r": 0.3}, at25={"i": 0.5, "f": 0.4}))
+    read = seen(*sure("3. ")[:-1], *steps)
+    text = "Transtate into Cinese: Nractice makes paniect."
+    service.ocr = FixedReader(result(text, "3. " + text))
+    assert service.ask_photo(b"photo", client="c").abstained  # the words alone
+    service.ocr = FixedReader(result(text, "3. " + text, evidence=(read,)))
+    card = service.ask_photo(b"photo", client="c")
+    assert card.matched_id == "demo-eng-008" and not card.abstained and card.question == text
+    # a sure reading of another word is no such support
+    other = seen(*sure("3. Transtate into Cinese: Nractice makes paniect."))
+    service.ocr = FixedReader(result(text, "3. " + text, evidence=(other,)))
+    assert service.decide_photo_only(b"photo").abstained

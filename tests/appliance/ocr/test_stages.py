@@ -3,6 +3,7 @@
 import threading
 
 import numpy as np
+import pytest
 
 from appliance.ocr.cls import is_sideways
 from appliance.ocr.det import DetParams, TextDetector
@@ -145,6 +146,17 @@ def test_a_character_that_came_close_where_the_blank_won_is_kept_as_perhaps_drop
     probs[3] = [0.6, 0.35, 0.05, 0.0, 0.0]  # a's tail: the character before is no dropped one
     reading = rec.decode(probs)
     assert reading.text == "{a}" and reading.look_alikes == (("", "n"),)
+
+
+def test_each_step_keeps_its_likely_classes_for_the_search_to_weigh():
+    rec = TextRecognizer(FakeBackend(), ["<blank>", "t", "l", "a"], RecParams(odds_least=0.05))
+    probs = np.array([[0.0, 0.0, 0.0, 1.0],  # a, sure: only its best is kept
+                      [0.96, 0.04, 0.0, 0.0],  # the blank; t below the least share is left out
+                      [0.1, 0.6, 0.3, 0.0]], np.float32)  # t, l behind it, the blank last
+    reading = rec.decode(probs)
+    assert reading.text == "at"
+    assert reading.odds == ((("a", 1.0),), (("", pytest.approx(0.96)),),
+                            (("t", pytest.approx(0.6)), ("l", pytest.approx(0.3)), ("", pytest.approx(0.1))))
 
 
 def test_recognition_is_batched_and_answers_in_input_order():
