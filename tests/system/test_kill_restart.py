@@ -34,7 +34,9 @@ def test_sigkill_then_restart_serves_every_acknowledged_ask(config, tmp_path):
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             time.sleep(0.5)
-            if _asks_logged(config.data_dir) >= 100:
+            # logged asks may not have been answered yet: at most one per client (8) is in
+            # flight, so 120 logged means at least 112 answered before the kill
+            if _asks_logged(config.data_dir) >= 120:
                 break
         server.send_signal(signal.SIGKILL)
         assert server.wait(timeout=30) == -signal.SIGKILL
