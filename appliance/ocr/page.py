@@ -36,23 +36,21 @@ def arrange_page(boxes: list[TextBox], size: tuple[int, int], params: LayoutPara
     lines = tuple(in_photo(line, skew) for line in selection.lines)
     return Layout(selection.text, lines, mean_confidence(lines), len(boxes) - len(kept),
                   page_text=selection.page_text, choices=selection.choices,
-                  look_alikes=look_alikes_within(levelled, selection.lines),
-                  evidence=tuple(e for b in boxes_within(levelled, selection.lines) for e in b.evidence))
+                  **what_the_recogniser_saw(boxes_within(levelled, selection.lines)))
 
 
-def look_alikes_within(boxes: list[TextBox], lines: tuple[OcrLine, ...]) -> tuple[tuple[str, str], ...]:
-    """The look-alikes of the boxes whose centre lies in one of ``lines`` (same coordinates)."""
-    found: dict[tuple[str, str], None] = {}
-    for box in boxes_within(boxes, lines):
-        found.update(dict.fromkeys(box.look_alikes))
-    return tuple(found)
+def what_the_recogniser_saw(boxes: list[TextBox]) -> dict:
+    """The chosen problem's look-alikes and evidence (``Layout``'s), from its boxes in order."""
+    return {"look_alikes": tuple(dict.fromkeys(pair for box in boxes for pair in box.look_alikes)),
+            "evidence": tuple(e for box in boxes for e in box.evidence)}
 
 
 def boxes_within(boxes: list[TextBox], lines: tuple[OcrLine, ...]) -> list[TextBox]:
     """The boxes whose centre lies in one of ``lines`` (same coordinates): line by line, each
     line's left to right."""
+    centres = [box.quad.mean(axis=0) for box in boxes]
     return [box for line in lines for box in sorted(
-        (b for b in boxes if _holds(line.box, *b.quad.mean(axis=0))), key=lambda b: b.left)]
+        (b for b, (x, y) in zip(boxes, centres) if _holds(line.box, x, y)), key=lambda b: b.left)]
 
 
 def _holds(corners: tuple[tuple[float, float], ...], x: float, y: float) -> bool:
