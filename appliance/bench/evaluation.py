@@ -8,7 +8,6 @@ wrong); for ``unanswerable`` it is the share abstained.
 
 from __future__ import annotations
 
-import csv
 import statistics
 import time
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from typing import Callable
 import numpy as np
 
 from appliance.ask import calibration
+from appliance.bench.csv_input import read_rows
 from appliance.ask.policy import Decision
 
 KINDS = ("exact", "paraphrase", "partial", "unanswerable")
@@ -61,17 +61,8 @@ class EvalOutcome:
 
 
 def read_queries(path: str | Path) -> list[EvalQuery]:
-    try:
-        with Path(path).open(encoding="utf-8-sig", newline="") as fh:
-            rows = list(csv.reader(fh))
-    except FileNotFoundError:
-        raise QueryFileError(f"query file not found: {path}") from None
-    except (UnicodeDecodeError, csv.Error) as exc:
-        raise QueryFileError(f"{path} is not a UTF-8 CSV file: {exc}") from None
-    if not rows or tuple(h.strip() for h in rows[0]) != HEADER:
-        raise QueryFileError(f"{path}: header must be {','.join(HEADER)}")
     queries = []
-    for line, row in enumerate(rows[1:], start=2):
+    for line, row in enumerate(read_rows(path, HEADER, QueryFileError, f"query file not found: {path}"), start=2):
         if len(row) != 4:
             raise QueryFileError(f"{path} line {line}: expected 4 fields")
         query = EvalQuery(*(v.strip() for v in row))

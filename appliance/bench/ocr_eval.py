@@ -5,7 +5,6 @@ eval-ocr`` (:func:`eval_ocr`, registered on the main group) prints it."""
 
 from __future__ import annotations
 
-import csv
 import json
 import logging
 import statistics
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from appliance.bench.csv_input import read_rows
 from appliance.ocr import cli as ocr_cli
 from appliance.ocr.errors import ImageRejected, OcrEvalFileError
 from appliance.ocr.reader import OcrReader
@@ -69,17 +69,8 @@ def read_truth(folder: Path) -> list[TruthRow]:
     path = folder / "truth.csv"
     if not folder.is_dir():
         raise OcrEvalFileError(f"not a folder: {folder}")
-    try:
-        with path.open(encoding="utf-8-sig", newline="") as fh:
-            rows = list(csv.reader(fh))
-    except FileNotFoundError:
-        raise OcrEvalFileError(f"{path} not found (header qid,text)") from None
-    except (UnicodeDecodeError, csv.Error) as exc:
-        raise OcrEvalFileError(f"{path} is not a UTF-8 CSV file: {exc}") from None
-    if not rows or tuple(h.strip() for h in rows[0]) != HEADER:
-        raise OcrEvalFileError(f"{path}: header must be qid,text")
     truth = []
-    for line, row in enumerate(rows[1:], start=2):
+    for line, row in enumerate(read_rows(path, HEADER, OcrEvalFileError, f"{path} not found (header qid,text)"), start=2):
         if len(row) != 2 or not row[0].strip():
             raise OcrEvalFileError(f"{path} line {line}: expected 2 fields, qid,text")
         truth.append(TruthRow(row[0].strip(), row[1]))
