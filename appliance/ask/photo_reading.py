@@ -135,9 +135,10 @@ ROUGHLY_ALIKE = 0.5
 def seen_as(evidence, read: str, questions: list[str]) -> str | None:
     """The one question of ``questions`` (the search's candidates) that the recogniser's
     steps support (:func:`supported_by`); None when none or more than one is."""
+    steps = _steps(evidence, read)  # the same steps for every candidate
     found = {camera_form(q): q for q in dict.fromkeys(questions)
              if SequenceMatcher(None, camera_form(read), camera_form(q)).quick_ratio() >= ROUGHLY_ALIKE
-             and supported_by(evidence, read, q)}
+             and _supported(steps, q)}
     return next(iter(found.values())) if len(found) == 1 else None
 
 
@@ -146,8 +147,11 @@ def supported_by(evidence, read: str, question: str) -> bool:
     ``OcrResult.evidence``, the chosen problem's boxes in reading order) that gave ``read``
     (``OcrResult.text``). Only the steps of ``read``'s own characters count: a problem
     number or score note before or after it is left out, as the reading left it out."""
+    return _supported(_steps(evidence, read), question)
+
+
+def _supported(steps: list[tuple[float, dict[str, float], float]], question: str) -> bool:
     chars = [c for c in map(_folded, question) if c]
-    steps = _steps(evidence, read)
     if not chars or len(steps) < len(chars):
         return False
     return _shortfall(steps, chars) <= SHORTFALL_MOST
