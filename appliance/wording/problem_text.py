@@ -155,10 +155,10 @@ MARK_CHARS = set("√✓✔✗✘×VvXxOoCc○●◯◎□■☆★*·•.,，�
 # by the teacher, read as a circled digit after a space or the problem's end (「…= 11 ⑧」).
 _TRAILING_TICK = re.compile(r"(?<!\s)\s*[√✓✔✗✘]+\s*$|(?<=[?？。.)）】\]］])\s*[XxVv×]\s*$|(?<=[:：])\s+[Xx×]\s*$|(?:(?<=[?？。.!！)）】\]］])|(?<!\s)\s)\s*[①-⑳]\s*$")
 # Before the problem: a tick or cross; right before a problem number, also a root sign, a star
-# drawn in the margin (☆ 10.), or a circle, cross or tick read as a letter or sign (O9., X9), V【2】, @8.), or a score the teacher wrote
+# or an arrow drawn in the margin (☆ 10., → (2)), or a circle, cross or tick read as a letter or sign (O9., X9), V【2】, @8.), or a score the teacher wrote
 # (「+2 第3题」, 「-1第11题」, "-2 Ex. 1", "3/5 12.", 「4⑥」, 「3/4③」, "8 7.", 「8第15题」, 「10【第2题】」, a circled score
 # read as 「⑧ 9．」 or "(8) 9．") or a score note that lost its brackets (「3分Exercise1」).
-_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|(?:[√○◯OoCcXx×Vv☆★*@©/]{1,2}|[+\-−]?\d{1,2}(?:\s*/\s*\d{1,2})?\s|[+\-−]\d{1,2}|\d{1,2}\s*分\s*)(?=\s*(?:\d{1,3}\s*(?:[.．、)）](?!\d)|[-–—](?=\s*[\u4e00-\u9fffA-Z])|\s*[（(【\[]\s*\d{1,3}\s*(?:分|points?|marks?))|[（(【\[〔［]\s*\d|第|习题|问题"
+_LEADING_TICK = re.compile(r"^\s*(?:[✓✔✗✘]+|(?:[√○◯OoCcXx×Vv☆★*@©/→⇒➔➜➡➞►▶]{1,2}|[+\-−]?\d{1,2}(?:\s*/\s*\d{1,2})?\s|[+\-−]\d{1,2}|\d{1,2}\s*分\s*)(?=\s*(?:\d{1,3}\s*(?:[.．、)）](?!\d)|[-–—](?=\s*[\u4e00-\u9fffA-Z])|\s*[（(【\[]\s*\d{1,3}\s*(?:分|points?|marks?))|[（(【\[〔［]\s*\d|第|习题|问题"
                            r"|(?:Q|No\.?|Question|Problem|Exercise|Example|Item|Task|Ex\.?|\#)\s*\d|[①-⑳]))"
                            r"|(?:[①-⑳]|[（(]\s*\d{1,2}\s*[)）])\s*(?=\d{1,3}\s*[.．、](?!\d)|第\s*\d|(?:Q|Question|Problem|No\.?)\s*\d)"
                            r"|\d{1,2}(?:\s*/\s*\d{1,2})?\s*(?=[①-⑳]|[【\[]?\s*第\s*[\d一二三四五六七八九十]{1,3}\s*小?题))\s*")

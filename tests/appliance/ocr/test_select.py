@@ -399,6 +399,17 @@ def test_a_cross_after_marks_in_square_brackets_at_the_frames_side_cuts_no_line(
     assert arrange_page(boxes, (960, 1280)).text == 'What is the superlative form of "good"?'
 
 
+def test_an_arrow_drawn_in_the_margin_at_the_frames_side_cuts_no_line():
+    # the student's arrow before "(2)" reaches the frame's left side and was read into
+    # the line's box; the problem under the frame's centre is still whole
+    boxes = [box('(1) What is the past tense of "go"? (10 pts)', 31, 200, 1040, h=60),
+             box("→ (2) How many moles of water are there in", 0, 450, 1022, h=62),
+             box("36 g of water? (H = 1, O = 16) (3 pts)", 159, 515, 895, h=62),
+             box("(3) Solve the inequality: 3x - 5 < 7. (6 pts)", 82, 600, 966, h=60),
+             box('(4) Fill in the blank with "a" or "an": ____ apple', 91, 690, 948, h=60)]
+    assert arrange_page(boxes, (1280, 960)).text == "How many moles of water are there in 36 g of water? (H = 1, O = 16)"
+
+
 def test_a_score_written_between_the_columns_is_neither_columns_text():
     # 「-1」 stands between the left column's remnant, cut by the frame, and problem 22
     boxes = [slanted("23. (4分)秦朝灭亡于哪一年?", [[344, 591], [699, 602], [698, 643], [343, 632]]),

@@ -315,6 +315,18 @@ def test_a_star_or_a_score_written_before_the_number_is_a_mark(line, rest):
     assert strip_number(strip_ticks(line)) == rest
 
 
+@pytest.mark.parametrize("line, rest", [("→ (2) How many moles of water are there in", "How many moles of water are there in"),
+                                        ("➔7. 写出稀盐酸与氢氧化钠溶液反应的化学方程式。", "写出稀盐酸与氢氧化钠溶液反应的化学方程式。"),
+                                        ("⇒ 3. Solve the inequality: 3x - 5 < 7.", "Solve the inequality: 3x - 5 < 7.")])
+def test_an_arrow_drawn_before_the_number_is_a_mark(line, rest):
+    assert strip_number(strip_ticks(line)) == rest
+
+
+def test_an_arrow_is_kept_where_no_problem_number_follows():
+    assert strip_ticks("→ 2x + 3 = 11") == "→ 2x + 3 = 11"
+    assert strip_ticks("> 7.") == "> 7."  # the end of "3x - 5 < 7." wrapped, its sign misread: no arrow
+
+
 
 @pytest.mark.parametrize(("read", "meant"), [
     ("（相对原子质量：C-12，0-16)", "（相对原子质量：C-12，O-16)"),
