@@ -410,6 +410,16 @@ def test_an_arrow_drawn_in_the_margin_at_the_frames_side_cuts_no_line():
     assert arrange_page(boxes, (1280, 960)).text == "How many moles of water are there in 36 g of water? (H = 1, O = 16)"
 
 
+def test_sums_worked_below_a_problem_are_no_part_of_it():
+    # a student's working under problem 11, in the space before problem 12
+    boxes = [box("10) Choose the correct word: He ____ to school by bike yesterday.", 246, 350, 560, h=24),
+             box("11) What is the basic unit of structure and", 202, 465, 582, h=40),
+             box("function of living things?", 253, 521, 286, h=42),
+             box("(2+12)x5", 268, 556, 174, h=62), box("=70", 273, 601, 78, h=60),
+             box('12) What is the past tense of "go"?', 260, 774, 435, h=87)]
+    assert arrange_page(boxes, (1280, 960)).text == "What is the basic unit of structure and function of living things?"
+
+
 def test_a_score_written_between_the_columns_is_neither_columns_text():
     # 「-1」 stands between the left column's remnant, cut by the frame, and problem 22
     boxes = [slanted("23. (4分)秦朝灭亡于哪一年?", [[344, 591], [699, 602], [698, 643], [343, 632]]),

@@ -222,13 +222,14 @@ def test_a_tick_before_a_q_number_is_a_mark():
 
 
 @pytest.mark.parametrize("line", ["由牛顿第二定律F = ma", "移项得2x = 8", "两个方程相加得2x = 14", "所以 x = 4",
-                                  "So x = 4", "E_k = 1/2mv² ="])
+                                  "So x = 4", "E_k = 1/2mv² =", "6x8=48", "6x=24 x=4", "(2+12)x5", "(3+9) × 4 = 48"])
 def test_working_reads_as_working(line):
     assert reads_as_working(line)
 
 
 @pytest.mark.parametrize("line", ["由于空气阻力很小，可以忽略。", "由图可知，物体运动的速度是多少？", "Take g = 10 N/kg.",
-                                  "以及它消耗的电功率。", "（相对原子质量：H-1，O-16）", "所得溶液的质量分数是多少？"])
+                                  "以及它消耗的电功率。", "（相对原子质量：H-1，O-16）", "所得溶液的质量分数是多少？",
+                                  "2x + 3 = 11", "3x - 7 = 2x + 5", "3/4 - 1/6", "(-3)² - 2 × (-5)", "x² - 5x + 6 = 0"])
 def test_problem_text_does_not_read_as_working(line):
     assert not reads_as_working(line)
 
@@ -258,7 +259,9 @@ def test_a_score_the_teacher_wrote_before_the_number_is_a_mark(line, rest):
                                         ("现价是多少元？ 160", "现价是多少元？"), ("水的沸点是多少摄氏度？100℃", "水的沸点是多少摄氏度？"),
                                         ("What is 3 + 4? 7 marks", "What is 3 + 4? 7 marks"), ("", ""),
                                         ("I have lived here ___ 2010. 5", "I have lived here ___ 2010."),
-                                        ("取 π = 3.14", "取 π = 3.14")])
+                                        ("取 π = 3.14", "取 π = 3.14"),
+                                        ("已知函数 f(x) = 2x²- 3x + 1，求f(2)的值。6x=24 x=4", "已知函数 f(x) = 2x²- 3x + 1，求f(2)的值。"),
+                                        ("钠元素的原子序数是多少？ 6x8=48", "钠元素的原子序数是多少？")])
 def test_working_after_the_end_is_cut_off_and_nothing_else(text, kept):
     assert without_working(text) == kept
 
