@@ -459,6 +459,8 @@ def without_working(text: str) -> str:
     rest = text[end + 1:]
     if end < 0 or not re.search(r"\w", rest) or rest.lstrip()[:1] in "（([【":  # given data: 「？（ρ水 = 1.0×」
         return text
+    if not strip_number(text[:end + 1]).strip():  # the bracket closed the number or score note before it: 「4、(3分)…B =」
+        return text
     decimal = text[end] == "." and not rest[:1].isspace()  # 3.14, not "…2010. 5"
     chosen = text[end] in "?？" and (_CHOSEN_OPTION.match(rest) or _SHORT_ANSWER.match(rest)) is not None \
         or text[end] == "。" and _CHOSEN_OPTION.match(rest) is not None  # 「…求A∪B。B」

@@ -420,6 +420,21 @@ def test_sums_worked_below_a_problem_are_no_part_of_it():
     assert arrange_page(boxes, (1280, 960)).text == "What is the basic unit of structure and function of living things?"
 
 
+def test_a_line_left_on_an_equals_sign_after_a_score_note_goes_on():
+    # the score note's bracket is no end of the problem, and "B =" goes on below
+    boxes = [box("3、(4分)一个直角三角形的两条直角边", 56, 383, 1485, h=120), box("分别是3和4，求斜边的长。", 242, 525, 1080, h=120),
+             box("4、(3分)已知集合A = {1,2,3}，B =", 82, 688, 1430, h=120), box("{2, 3, 4}，求A∩B。", 277, 834, 817, h=120)]
+    assert arrange_page(boxes, (2000, 1500)).text == "已知集合A = {1,2,3}，B ={2, 3, 4}，求A∩B。"
+
+
+def test_a_sum_worked_in_big_digits_under_the_problem_neither_joins_nor_cuts_it():
+    # 「59」 and 「—50」 under problem 4 run down to the frame's bottom: the problem is whole
+    boxes = [box("3、(4分)一个直角三角形的两条直角边", 56, 383, 1485, h=120), box("分别是3和4，求斜边的长。", 242, 525, 1080, h=117),
+             box("4、(3分)已知集合A = {1,2,3}，B =", 82, 688, 1430, h=129), box("{2, 3, 4}，求A∩B。", 277, 834, 817, h=126),
+             box("59", 317, 941, 240, h=200), box("—50", 416, 1105, 401, h=394)]
+    assert arrange_page(boxes, (2000, 1500)).text == "已知集合A = {1,2,3}，B ={2, 3, 4}，求A∩B。"
+
+
 def test_a_score_written_between_the_columns_is_neither_columns_text():
     # 「-1」 stands between the left column's remnant, cut by the frame, and problem 22
     boxes = [slanted("23. (4分)秦朝灭亡于哪一年?", [[344, 591], [699, 602], [698, 643], [343, 632]]),

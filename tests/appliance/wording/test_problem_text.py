@@ -261,7 +261,8 @@ def test_a_score_the_teacher_wrote_before_the_number_is_a_mark(line, rest):
                                         ("I have lived here ___ 2010. 5", "I have lived here ___ 2010."),
                                         ("取 π = 3.14", "取 π = 3.14"),
                                         ("已知函数 f(x) = 2x²- 3x + 1，求f(2)的值。6x=24 x=4", "已知函数 f(x) = 2x²- 3x + 1，求f(2)的值。"),
-                                        ("钠元素的原子序数是多少？ 6x8=48", "钠元素的原子序数是多少？")])
+                                        ("钠元素的原子序数是多少？ 6x8=48", "钠元素的原子序数是多少？"),
+                                        ("4、(3分)已知集合A = {1,2,3}，B =", "4、(3分)已知集合A = {1,2,3}，B =")])
 def test_working_after_the_end_is_cut_off_and_nothing_else(text, kept):
     assert without_working(text) == kept
 
