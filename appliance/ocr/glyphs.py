@@ -248,6 +248,8 @@ def blanks_beside(pixels: np.ndarray, quads: list[np.ndarray], texts: list[str],
         if not text:
             continue
         near, before = line.neighbours(lines, params.reach)
+        if before is not None and is_note_or_mark(texts[before]):
+            before = None  # a cross drawn in the margin: the row's words start with this box
         after = near if near is not None else line.neighbours(lines, params.between_reach)[0]
         right = False
         if near is None:  # the row's end, or a long gap that a long blank may fill
@@ -372,6 +374,8 @@ def _blank_in_strip(grey: np.ndarray, letters: np.ndarray, least: int, crops: tu
         ink = dark(grey, share)
         alone = share != params.paper_share and crops[1] is None
         found = blank_line(ink, 0, ink.shape[1], least, glyphs, ink if alone else letters)
+        if found is None and crops[1] is not None:  # a line at a slant across the gap: a row or two either way
+            found = blank_line(_widened(ink), 0, ink.shape[1], least, glyphs, letters)
         if found is not None and (_thin(ink, *found) and _level(ink, *found) if thin or alone
                                   else share == params.paper_share or _thin(ink, *found)):
             break
@@ -385,6 +389,15 @@ def _blank_in_strip(grey: np.ndarray, letters: np.ndarray, least: int, crops: tu
     if side_above >= 0.6:  # the line is a drawn box's bottom edge (an answer box), not a blank
         return False
     return not _runs_under_letters(crops, side, row, share, glyphs)
+
+
+def _widened(ink: np.ndarray) -> np.ndarray:
+    """Each row with the ink of the rows above and below it: a line drawn at a slant of a row
+    or two across the strip (a short box's direction misjudged) is one run in a row."""
+    wide = ink.copy()
+    wide[1:] |= ink[:-1]
+    wide[:-1] |= ink[1:]
+    return wide
 
 
 def _thin(ink: np.ndarray, row: int, start: int, end: int, within: int = 8) -> bool:
@@ -410,7 +423,7 @@ def _runs_under_letters(crops: tuple, side: str, row: int, share: float, glyphs:
     own, other = crops
     own_ink = dark(own, share)
     edge = own_ink[:, -glyphs.min_blank_px:] if side == "right" else own_ink[:, :glyphs.min_blank_px][:, ::-1]
-    runs_on = _runs_to_edge(edge, row, from_end=True)
+    runs_on = _runs_to_edge(edge, row, from_end=True) and not _after_letters(own_ink if side == "right" else own_ink[:, ::-1], row)
     if other is not None:  # into the next box: under its letters, not on into its blank start
         runs_on = runs_on or _runs_to_edge(dark(other, share)[:, :glyphs.min_blank_px], row, from_end=False,
                                            under_letters=True)
@@ -430,6 +443,15 @@ def _runs_to_edge(ink: np.ndarray, row: int, from_end: bool, under_letters: bool
             if at_edge and end - start >= width // 2 and (not under_letters or _letters_above(ink, row, start, end)):
                 return True
     return False
+
+
+def _after_letters(ink: np.ndarray, row: int) -> bool:
+    """The line at ``row`` (± 2) that reaches the crop's end starts after the last letter
+    above it: the detector took the blank's start into the box ("He ___" in the box of
+    "He"), no underline under the box's words."""
+    columns = np.flatnonzero(ink[:max(1, row - 3)].any(axis=0))
+    starts = [start for r in ink[max(0, row - 2):row + 3] for start, end in _runs(r) if end >= ink.shape[1] - 3]
+    return bool(columns.size) and bool(starts) and min(starts) > columns.max()
 
 
 def _letters_above(ink: np.ndarray, row: int, start: int, end: int, share: float = 0.2) -> bool:

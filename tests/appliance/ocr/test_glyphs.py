@@ -371,3 +371,35 @@ def test_below_a_wide_band_only_a_colon_carries_the_sentence_on():
     assert beside(page, quads, texts) == texts
     page, quads, texts = _two_rows(150, '"an":')  # farther than the reach
     assert beside(page, quads, texts) == texts
+
+
+def test_a_blank_the_detector_took_partly_into_the_box_before_it_is_found_and_an_underline_is_not():
+    # "He" ␣ "to school": the box of "He" runs 30 px on over the blank's start, with paper
+    # above it there; under its letters it would be the word's underline
+    page = np.full((400, 900, 3), 235, np.uint8)
+    quads = [np.array([[x0, 100], [x1, 100], [x1, 140], [x0, 140]], np.float32) for x0, x1 in ((100, 300), (340, 560))]
+    page[108:130, 104:266:14] = 30  # "He" ends 34 px before its box does
+    page[108:130, 344:556:14] = 30
+    page[134:137, 270:338] = 30  # the blank, from inside the first box to the second
+    assert beside(page, quads, ["He", "to school"]) == ["He ____", "to school"]
+    page[134:137, 150:270] = 30  # the line runs on under "He": an underlined word
+    assert beside(page, quads, ["He", "to school"]) == ["He", "to school"]
+
+
+def test_a_blank_drawn_at_a_slant_between_two_boxes_is_found():
+    # a short box's direction misjudged: the blank falls three rows across the gap
+    page = np.full((400, 900, 3), 235, np.uint8)
+    quads = [np.array([[x0, 100], [x1, 100], [x1, 140], [x0, 140]], np.float32) for x0, x1 in ((100, 220), (350, 560))]
+    for quad in quads:
+        page[108:130, int(quad[0][0]) + 4:int(quad[1][0]) - 4:14] = 30
+    for i, x in enumerate(range(228, 344, 40)):  # 2 px thick, one row lower every 40 px
+        page[133 + i:135 + i, x:x + 40] = 30
+    assert beside(page, quads, ['"an":', "university"]) == ['"an": ____', "university"]
+
+
+def test_a_cross_drawn_in_the_margin_before_a_rows_blank_does_not_hide_it():
+    # 「"an":」 ⏎ 「✗ ___ apple」: the cross is a box of its own before the blank
+    page, quads, texts = _two_rows(0, 'Fill in "a" or "an":')
+    cross = np.array([[60, 135], [110, 135], [110, 185], [60, 185]], np.float32)
+    page[140:170, 70:100:6] = 30
+    assert beside(page, [*quads, cross], [*texts, "X"])[1] == "____ apple"
