@@ -39,6 +39,7 @@ class GlyphParams:
     latin_share: float = 1.0  # ...or this share between two Latin words ("Heto" for "He ___ to")
     raised: float = 0.55  # a superscript's ink ends above this share of the letters' height (from the top)
     lowered: float = 0.45  # a subscript's ink starts below this share
+    full_stop: float = 0.7  # after a subscript, a lowered ring at most this share of its height is a full stop
 
 
 def refine(reading: Reading, crop: np.ndarray, params: GlyphParams = GlyphParams()) -> Reading:
@@ -96,6 +97,10 @@ def scripts(text: str, spans: list[tuple[int, int]], ink: np.ndarray, params: Gl
     height = max(1.0, bottom - top)
     out = list(text)
     for i, ch in enumerate(text):
+        if i and ch in "0oO" and out[i - 1] in _LOWERED \
+                and _full_stop(ink_rows(ink, spans[i]), ink_rows(ink, spans[i - 1]), top, height, params):
+            out[i] = "。" if any(is_cjk(c) for c in text) else "."
+            continue
         if not ch.isdigit() or not i or not (text[i - 1].isalpha() or text[i - 1] in ")）" or out[i - 1] != text[i - 1]):
             continue
         if is_cjk(text[i - 1]) and i + 1 < len(text) and is_cjk(text[i + 1]):
@@ -105,9 +110,21 @@ def scripts(text: str, spans: list[tuple[int, int]], ink: np.ndarray, params: Gl
             continue
         if rows[1] < top + params.raised * height:
             out[i] = ch.translate(SUPERSCRIPT)
-        elif rows[0] > top + params.lowered * height and text[i - 1].isalpha():
-            out[i] = ch.translate(SUBSCRIPT)
+        elif rows[0] > top + params.lowered * height and (text[i - 1].isalpha() or out[i - 1] in _LOWERED):
+            out[i] = ch.translate(SUBSCRIPT)  # after a letter, or on from a lowered digit: a₁₀
     return "".join(out)
+
+
+_LOWERED = frozenset("₀₁₂₃₄₅₆₇₈₉")
+
+
+def _full_stop(rows: tuple[int, int] | None, digit: tuple[int, int] | None, top: float, height: float,
+               params: GlyphParams) -> bool:
+    """A character read as 0 or o after a lowered digit (whose ink rows are ``digit``) that is
+    a ring low on the line and smaller than that digit (at most ``full_stop`` of its height):
+    the sentence's full stop (「求a₁₀。」 read as 「求a₁₀0」)."""
+    return rows is not None and digit is not None and rows[0] > top + params.lowered * height \
+        and rows[1] - rows[0] <= params.full_stop * (digit[1] - digit[0])
 
 
 def drawn_blanks(text: str, spans: list[tuple[int, int]], ink: np.ndarray, params: GlyphParams) -> str:

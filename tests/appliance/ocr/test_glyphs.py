@@ -1,5 +1,7 @@
 """Glyph positions: drawn blanks and raised/lowered digits, on hand-made line crops."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -35,6 +37,24 @@ def test_a_lowered_digit_after_a_letter_is_a_subscript():
     ink(image, (10, 40), (60, 76))  # O
     reading = Reading("H2O", 0.9, (step(28), step(48), step(68)))
     assert refine(reading, image).text == "H₂O"
+
+
+def _a_ten_and_after(after: tuple[int, int]) -> np.ndarray:
+    """「求a₁₀」: 求 and a on the line, 1 and 0 lowered, then a mark at rows ``after``."""
+    image = crop()
+    ink(image, (8, 40), (10, 38))  # 求
+    ink(image, (18, 40), (50, 62))  # a
+    ink(image, (26, 46), (78, 84))  # a small 1 down low
+    ink(image, (26, 46), (98, 108))  # a small 0 down low
+    ink(image, after, (120, 128))
+    return image
+
+
+def test_digits_lowered_on_from_a_subscript_are_subscripts_and_a_small_ring_after_them_a_full_stop():
+    reading = Reading("求a100", 0.9, (step(24), step(56), step(81), step(103), step(124)))
+    assert refine(reading, _a_ten_and_after((36, 44))).text == "求a₁₀。"  # the ring: 8 rows of the digits' 20
+    assert refine(reading, _a_ten_and_after((26, 46))).text == "求a₁₀₀"  # as tall as they are: a digit
+    assert refine(replace(reading, text="求a10o"), _a_ten_and_after((36, 44))).text == "求a₁₀。"
 
 
 def test_a_digit_between_two_chinese_characters_is_no_script():
