@@ -33,7 +33,7 @@ from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVE
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, first_word, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
-                                            is_lone_letter, is_options_or_data, is_score_only, numbered_in_turn, is_scribble, is_section_label, is_signed_score, is_stray, label_number, page_label_styles, styled_label,
+                                            is_lone_letter, is_options_or_data, is_score_only, numbered_in_turn, is_scribble, is_section_label, is_signed_score, is_stray, label_number, page_label_styles, styled_label, without_sum_at_end,
                                             reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
                                             next_own_style_part, starts_problem, table_before_parts, top_level_count, starts_sub_questions, stem_asks, strip_number, strip_ticks,
                                             without_working)
@@ -546,6 +546,10 @@ def to_row(boxes: list[TextBox], size: tuple[int, int], params: BlockParams = Bl
             cut_to = left + (right - left) * len(text) / len(line.text)
             sides, right = (sides - {"right"} if right - cut_to > params.edge_margin else sides), cut_to
         line = OcrLine(text, line.confidence, line.box)
+    if "right" in sides and (kept := without_sum_at_end(text)) != text:  # a sum written in the margin
+        cut_to = left + (right - left) * len(kept) / len(text)
+        sides, right = (sides - {"right"} if right - cut_to > params.edge_margin else sides), cut_to
+        text, line = kept, OcrLine(kept, line.confidence, line.box)
     # Whole at a side it touches: a line that ends its sentence at the right, or starts with
     # its problem number at the left (its box ran on over a mark or the paper's edge).
     if "right" in sides and ends_sentence(text):

@@ -823,6 +823,16 @@ _LEADING_NOTE = re.compile(r"^\s*(?:(?:[\u4e00-\u9fff]{1,4}\s*|[a-z]{2,6}|[A-Za-
                            r"|[a-z]{2,6}\s+(?=[（(]\s*\d{1,2}\s*[)）]\s*[-–—]\s*\d{1,3}\s*(?:marks?|points?|分)))")
 
 
+# A sum a student wrote in the margin beside a Chinese line, which the detector took into the
+# line's box: 「…拉力做 5+13=」 (not after a word that leads into a sum: 「计算 25×4=」).
+_SUM_AT_END = re.compile(r"(?<=[\u4e00-\u9fff，,])(?<![算求是为得等于])\s+[\d.]+(?:\s*[+\-×÷xX*/]\s*[\d.]+)+\s*(?:[=＝]\s*[\d.]*)?\s*$")
+
+
+def without_sum_at_end(line: str) -> str:
+    """The line without a sum written after its Chinese words (:data:`_SUM_AT_END`)."""
+    return _SUM_AT_END.sub("", line)
+
+
 def strip_ticks(line: str) -> str:
     """The line without a tick or cross the detector took into its box, at either end, or
     a note written right before its label."""

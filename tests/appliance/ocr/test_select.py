@@ -435,6 +435,16 @@ def test_a_sum_worked_in_big_digits_under_the_problem_neither_joins_nor_cuts_it(
     assert arrange_page(boxes, (2000, 1500)).text == "已知集合A = {1,2,3}，B ={2, 3, 4}，求A∩B。"
 
 
+def test_a_sum_written_in_the_margin_and_read_into_a_line_reaching_the_frames_side_cuts_no_problem():
+    # the detector took 「5+13=」, written beside problem 3's second line, into that line's box
+    boxes = [box("常工作10 h，消耗多少电能?", 251, 40, 862, h=110),
+             box("3. 用20N的水平拉力拉着物体沿水平", 0, 420, 1301, h=120),
+             box("方向移动了 5 m，用时 10 s，拉力做 5+13=", 231, 540, 1369, h=125),
+             box("功的功率是多少？", 232, 665, 523, h=95),
+             box("4. 血液循环中，体循环开始于心脏的哪", 74, 910, 1239, h=104), box("个腔?", 215, 1030, 203, h=98)]
+    assert arrange_page(boxes, (1600, 1200)).text == "用20N的水平拉力拉着物体沿水平方向移动了 5 m，用时 10 s，拉力做功的功率是多少？"
+
+
 def test_a_score_written_between_the_columns_is_neither_columns_text():
     # 「-1」 stands between the left column's remnant, cut by the frame, and problem 22
     boxes = [slanted("23. (4分)秦朝灭亡于哪一年?", [[344, 591], [699, 602], [698, 643], [343, 632]]),

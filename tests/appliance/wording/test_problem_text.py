@@ -6,7 +6,7 @@ import pytest
 from appliance.wording.problem_text import (breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
                                             cut_score_note, finishes, is_hint, label_near, label_number, page_label_styles, styled_label, starts_answer, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
                                             is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
-                                            without_answer_bracket, without_how_to_answer, without_working)
+                                            without_answer_bracket, without_how_to_answer, without_sum_at_end, without_working)
 
 
 @pytest.mark.parametrize("line, rest", [("V【2】“欲穷千里目”的下一句是什么？", "【2】“欲穷千里目”的下一句是什么？"),
@@ -929,3 +929,11 @@ def test_options_whose_a_was_read_with_a_ring_are_options():
 
 def test_a_think_about_it_box_is_a_hint():
     assert is_hint("想一想：还有其他解法吗？")
+
+
+@pytest.mark.parametrize("line, kept", [("方向移动了 5 m，用时 10 s，拉力做 5+13=", "方向移动了 5 m，用时 10 s，拉力做"),
+                                        ("钠原子核外 6x8=48", "钠原子核外"),
+                                        ("计算 25×4=", "计算 25×4="), ("计算：3/4 + 1/6", "计算：3/4 + 1/6"),
+                                        ("What is 5 + 13", "What is 5 + 13"), ("解方程：2x + 3 = 11", "解方程：2x + 3 = 11")])
+def test_a_sum_written_after_chinese_words_is_cut_off_and_a_printed_one_is_not(line, kept):
+    assert without_sum_at_end(line) == kept
