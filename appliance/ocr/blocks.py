@@ -33,7 +33,7 @@ from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVE
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, first_word, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
-                                            is_lone_letter, is_options_or_data, is_score_only, numbered_in_turn, is_scribble, is_section_label, is_signed_score, is_stray, label_number, page_label_styles, styled_label, without_sum_at_end,
+                                            is_lone_letter, is_options_or_data, is_score_only, numbered_in_turn, is_scribble, is_section_label, is_signed_score, is_margin_sum, is_stray, label_number, page_label_styles, styled_label, without_sum_at_end,
                                             reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
                                             next_own_style_part, starts_problem, table_before_parts, top_level_count, starts_sub_questions, stem_asks, strip_number, strip_ticks,
                                             without_working)
@@ -532,6 +532,8 @@ def to_row(boxes: list[TextBox], size: tuple[int, int], params: BlockParams = Bl
     """One row; a tick the detector took into the line's box is cut off (with its share
     of the row's width, so a tick near the frame's side does not make the row look cut),
     and a side the row touches but is whole at does not count."""
+    if len(boxes) > 1 and is_margin_sum(boxes[-2].text, boxes[-1].text):
+        boxes = boxes[:-1]  # a student's sum in the margin after the row's words
     line, (top, bottom, height) = merge_row(boxes)
     left, right = min(b.left for b in boxes), max(b.right for b in boxes)
     # a teacher's score or a mark written in the margin at the frame's side cuts no line

@@ -833,6 +833,20 @@ def without_sum_at_end(line: str) -> str:
     return _SUM_AT_END.sub("", line)
 
 
+# A sum with nothing else, or what is left of one ("=0").
+_OPERAND = r"(?:[\d.]+|[(（][\d.\s+\-×÷*/]+[)）])"
+_SUM_ALONE = re.compile(rf"\s*(?:{_OPERAND}(?:\s*[+\-×÷xX*/]\s*{_OPERAND})+\s*(?:[=＝]\s*[\d.]*)?|[=＝]\s*[\d.]+)\s*")
+# Words that lead into a sum: it is the problem's own (「计算 25×4=」, "Simplify: 3/9").
+_INTO_SUM = re.compile(r"(?:[:：=＝+\-×÷(（]|计算|[求是为得]|等于)\s*$")
+
+
+def is_margin_sum(before: str, piece: str) -> bool:
+    """``piece``, a box of its own after ``before`` on a row, is a sum a student wrote in the
+    margin (「钠原子核外」 「6x8=48」, "interior angles of a" "=0"), not the problem's own."""
+    return _SUM_ALONE.fullmatch(piece) is not None and re.search(r"\w\s*$", before) is not None \
+        and _INTO_SUM.search(before) is None
+
+
 def strip_ticks(line: str) -> str:
     """The line without a tick or cross the detector took into its box, at either end, or
     a note written right before its label."""

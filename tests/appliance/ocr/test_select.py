@@ -445,6 +445,15 @@ def test_a_sum_written_in_the_margin_and_read_into_a_line_reaching_the_frames_si
     assert arrange_page(boxes, (1600, 1200)).text == "用20N的水平拉力拉着物体沿水平方向移动了 5 m，用时 10 s，拉力做功的功率是多少？"
 
 
+def test_a_sum_written_in_the_margin_beside_a_problems_line_is_no_part_of_it():
+    # 「6x8=48」 stands just after the end of problem 6's first line, a box of its own
+    boxes = [at("4. 解方程: 2x+3=11（5分）", 240, 494, 552, 585), at("5. 秦朝建立于哪一年？（2分）", 236, 492, 589, 623),
+             at("6x8=48", 576, 658, 619, 652), at("6. 钠元素的原子序数是多少？钠原子核外", 235, 575, 622, 657),
+             at("48-5=43", 573, 663, 640, 677), at("有几个电子？（5分)", 259, 433, 655, 685),
+             at("7. 把下面的句子翻译成英语：我每天早上", 232, 556, 703, 740)]
+    assert arrange_page(boxes, (960, 1280)).text == "钠元素的原子序数是多少？钠原子核外有几个电子？"
+
+
 def test_a_score_written_between_the_columns_is_neither_columns_text():
     # 「-1」 stands between the left column's remnant, cut by the frame, and problem 22
     boxes = [slanted("23. (4分)秦朝灭亡于哪一年?", [[344, 591], [699, 602], [698, 643], [343, 632]]),

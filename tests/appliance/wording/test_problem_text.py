@@ -6,7 +6,7 @@ import pytest
 from appliance.wording.problem_text import (breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
                                             cut_score_note, finishes, is_hint, label_near, label_number, page_label_styles, styled_label, starts_answer, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
                                             is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
-                                            without_answer_bracket, without_how_to_answer, without_sum_at_end, without_working)
+                                            without_answer_bracket, without_how_to_answer, without_sum_at_end, without_working, is_margin_sum)
 
 
 @pytest.mark.parametrize("line, rest", [("V【2】“欲穷千里目”的下一句是什么？", "【2】“欲穷千里目”的下一句是什么？"),
@@ -937,3 +937,13 @@ def test_a_think_about_it_box_is_a_hint():
                                         ("What is 5 + 13", "What is 5 + 13"), ("解方程：2x + 3 = 11", "解方程：2x + 3 = 11")])
 def test_a_sum_written_after_chinese_words_is_cut_off_and_a_printed_one_is_not(line, kept):
     assert without_sum_at_end(line) == kept
+
+
+@pytest.mark.parametrize("before, piece, margin", [("钠元素的原子序数是多少？钠原子核外", "6x8=48", True),
+                                                 ("Q4. What is the sum of the", "3/9", True), ("interior angles of a", "=0", True),
+                                                 ("What is", "(2+12)x5", True),
+                                                 ("计算：", "3/4 - 1/6", False), ("计算", "25×4=", False), ("Simplify:", "3/9", False),
+                                                 ("解方程：2x + 3 =", "11", False), ("What is", "x = 4 apples", False),
+                                                 ("The ratio is", "3:4", False)])
+def test_a_sum_in_a_box_of_its_own_after_words_is_the_students(before, piece, margin):
+    assert is_margin_sum(before, piece) is margin
