@@ -445,6 +445,9 @@ _SCORE_MARK_AT_END = re.compile(r"(?<!\s)\s+[+\-]?\d{1,2}\s*['′]\s*$|(?<=[^\u4
 
 # A sentence's end; not a decimal point (0.5) nor an option's (「B. 3.5」), nor a bracket the
 # formula goes on after (「2(x+1) = 8」).
+# A bracketed number alone after the question's end: marks ("…red? [2]") or the number of a
+# problem in the next column whose words the frame cut off (「…是多少？(9)」).
+_LABEL_AFTER_END = re.compile(r"(?<=[?？。!！])\s*(?:[（(]\s*\d{1,2}\s*[)）]|[\[［【]\s*\d{1,2}\s*[\]］】])\s*$")
 _END_NOT_DECIMAL = re.compile(r"[？?。！!]|[）)](?!\s*[=＝+\-×÷^²³])|(?<!\b[A-D])(?:(?<!\d)\.|\.(?!\d))")
 
 
@@ -452,8 +455,9 @@ def without_working(text: str) -> str:
     """The text without working written on after its end: its last question mark, full stop
     or closing bracket (the detector read 「…kinetic energy? E_k = 1/2mv² =」 or
     "…= 0 (10 marks) x2 = 3" as one line), or a bare answer after it; nor a teacher's
-    score after a formula (「计算：3/4+1/6 4'」)."""
-    text = _SCORE_MARK_AT_END.sub("", text)
+    score after a formula (「计算：3/4+1/6 4'」), nor a bracketed number alone after its end
+    (:data:`_LABEL_AFTER_END`)."""
+    text = _SCORE_MARK_AT_END.sub("", _LABEL_AFTER_END.sub("", text))
     text = _SOLVED.sub(r"\1", text)
     end = max((m.start() for m in _END_NOT_DECIMAL.finditer(text)), default=-1)  # 「？0.5mol」: not its point
     rest = text[end + 1:]

@@ -262,6 +262,10 @@ def test_a_score_the_teacher_wrote_before_the_number_is_a_mark(line, rest):
                                         ("取 π = 3.14", "取 π = 3.14"),
                                         ("已知函数 f(x) = 2x²- 3x + 1，求f(2)的值。6x=24 x=4", "已知函数 f(x) = 2x²- 3x + 1，求f(2)的值。"),
                                         ("钠元素的原子序数是多少？ 6x8=48", "钠元素的原子序数是多少？"),
+                                        ("两个阻值都是10Ω的电阻并联，总电阻是多少？(9)", "两个阻值都是10Ω的电阻并联，总电阻是多少？"),
+                                        ("What is the probability that it is red? [2]", "What is the probability that it is red?"),
+                                        ("求该溶液的质量分数。（3）", "求该溶液的质量分数。"),
+                                        ("解方程：x + 1 = (3)", "解方程：x + 1 = (3)"),
                                         ("4、(3分)已知集合A = {1,2,3}，B =", "4、(3分)已知集合A = {1,2,3}，B =")])
 def test_working_after_the_end_is_cut_off_and_nothing_else(text, kept):
     assert without_working(text) == kept
