@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -289,10 +290,18 @@ def split_off_answer(block: Block) -> list[Block]:
         answer = ends_question(last) and not is_options_or_data(given.text)
         working = (reads_as_working(tail[0].text) and (ends_sentence(last) or reads_as_question(last))
                    or is_stray(tail[0].text) and ends_sentence(last)) \
-            and not leaves_bracket_open(last)  # 「…(ρ水」 「= 1.0×10³ kg/m³)」 is a given
+            and not leaves_bracket_open(last) and not _formula_goes_on(last, tail[0].text)  # 「…(ρ水」 「= 1.0×10³ kg/m³)」 is a given
         if (answer or working) and not any(reads_as_question(r.text) for r in tail):
             return [Block(head, False, True, touches_edge(head)), Block(tail, False, False, touches_edge(tail))]
     return [block]
+
+
+def _formula_goes_on(last: str, below: str) -> bool:
+    """``below`` starts with "=" under an equation left without one (「解方程组：x + y = 10，x - y」
+    ⏎ 「= 4」): the equation's right side, wrapped, not working."""
+    clause = re.split(r"[，,；;：:]", last)[-1]
+    return below.lstrip()[:1] in "=＝" and "=" not in clause and "＝" not in clause \
+        and re.search(r"[A-Za-z0-9)）]\s*$", clause) is not None and re.search(r"[A-Za-z]", clause) is not None
 
 
 def join_pieces(blocks: list[Block]) -> list[Block]:

@@ -454,6 +454,14 @@ def test_a_sum_written_in_the_margin_beside_a_problems_line_is_no_part_of_it():
     assert arrange_page(boxes, (960, 1280)).text == "钠元素的原子序数是多少？钠原子核外有几个电子？"
 
 
+def test_an_equation_whose_right_side_wrapped_to_the_next_line_is_whole():
+    # 「(6) 解方程组： x + y = 10,x - y」 ⏎ 「=4」: the second equation's right side, not working
+    boxes = [at("(5) 一块金属的质量是 270 g，体积", 863, 1819, 272, 359), at("是 100 cm³，求它的密度。", 980, 1661, 370, 451),
+             at("(6) 解方程组： x + y = 10,x - y", 842, 1726, 617, 701), at("=4", 964, 1074, 716, 793),
+             at("(7) 水的化学式是什么？", 822, 1407, 935, 1021)]
+    assert arrange_page(boxes, (2000, 1500)).text == "解方程组： x + y = 10,x - y =4"
+
+
 def test_a_score_written_between_the_columns_is_neither_columns_text():
     # 「-1」 stands between the left column's remnant, cut by the frame, and problem 22
     boxes = [slanted("23. (4分)秦朝灭亡于哪一年?", [[344, 591], [699, 602], [698, 643], [343, 632]]),
