@@ -264,6 +264,8 @@ def test_a_score_the_teacher_wrote_before_the_number_is_a_mark(line, rest):
                                         ("钠元素的原子序数是多少？ 6x8=48", "钠元素的原子序数是多少？"),
                                         ("两个阻值都是10Ω的电阻并联，总电阻是多少？(9)", "两个阻值都是10Ω的电阻并联，总电阻是多少？"),
                                         ("What is the probability that it is red? [2]", "What is the probability that it is red?"),
+                                        ("He ____ to school by bike every day. (go / goes / went) [2]", "He ____ to school by bike every day. (go / goes / went)"),
+                                        ("求 f(2)(3)", "求 f(2)(3)"),
                                         ("求该溶液的质量分数。（3）", "求该溶液的质量分数。"),
                                         ("解方程：x + 1 = (3)", "解方程：x + 1 = (3)"),
                                         ("4、(3分)已知集合A = {1,2,3}，B =", "4、(3分)已知集合A = {1,2,3}，B =")])
