@@ -60,6 +60,30 @@ def level_form(text: str) -> str:
     return "".join(unicodedata.normalize("NFKC", text.translate(_CONFUSED_SIGNS)).split())
 
 
+# A question that ends its sentence (a question mark, a full stop): what follows it is not
+# its own text.
+_ENDS_SENTENCE = re.compile(r"[?？。.!！]\s*$")
+
+
+def starts_as(read: str, questions: list[str]) -> str | None:
+    """The one question of ``questions`` that the reading begins with, whole, perhaps after
+    its problem number, and ending its sentence, followed by writing that asks nothing and
+    gives no data in brackets: a student's answer or working on the printed problem's last
+    line (「辛亥革命爆发于哪一年？1½2」, "…(3, 6). The slope is 2."). None when none or
+    more than one does."""
+    seen = camera_form(read)
+    found = {q for q in dict.fromkeys(questions) if _ENDS_SENTENCE.search(q) and _starts(seen, camera_form(q))}
+    return next(iter(found)) if len(found) == 1 else None
+
+
+def _starts(seen: str, printed: str) -> bool:
+    at = seen.find(printed) if printed else -1
+    if at < 0 or at > 3 or (at and not _LEADING.fullmatch(seen[:at])):
+        return False
+    rest = seen[at + len(printed):]
+    return 0 < len(rest) <= len(printed) and "?" not in rest and rest[0] not in "(（[【"
+
+
 # At most this many characters may differ by a look-alike.
 LOOK_ALIKES_MOST = 2
 

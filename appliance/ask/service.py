@@ -21,7 +21,7 @@ from appliance.ask.dense_index import DenseIndex
 from appliance.bank.kb import QuestionBank
 from appliance.ask.metrics import ApplianceMetrics
 from appliance.asklog.photo_archive import PhotoArchive
-from appliance.ask.photo_reading import reads_as, seen_as
+from appliance.ask.photo_reading import reads_as, seen_as, starts_as
 from appliance.ask.policy import Decision
 from appliance.ask.search import Candidate, HybridSearch, Signal
 from appliance.ask import calibration
@@ -423,7 +423,8 @@ class AskService:
         close bank question it reads as (:func:`photo_reading.reads_as`: O read as 0, x²
         read as x2, the problem number left before it, a character the recogniser nearly
         read as the printed one), if one does; else for the one candidate the recogniser's
-        steps support (:func:`photo_reading.seen_as`), if only one is."""
+        steps support (:func:`photo_reading.seen_as`), if only one is; else for the one the
+        reading begins with, a student's writing after it (:func:`photo_reading.starts_as`)."""
         decision, ranked = self._verified(question, watch)
         if photo and decision.abstained:
             # the verifier's closest first, then every other candidate the search found
@@ -431,6 +432,8 @@ class AskService:
             printed = next((q for q in found if reads_as(question, q, look_alikes)), None)
             if printed is None and evidence:
                 printed = seen_as(evidence, question, found)
+            if printed is None:
+                printed = starts_as(question, found)
             if printed is not None:
                 decision, _ = self._verified(printed, watch)
         return decision

@@ -2,7 +2,7 @@
 
 import pytest
 
-from appliance.ask.photo_reading import camera_form, reads_as, seen_as, supported_by
+from appliance.ask.photo_reading import camera_form, reads_as, seen_as, starts_as, supported_by
 from tests.appliance.ask.evidence import seen, sure
 
 
@@ -104,3 +104,20 @@ def test_only_a_question_the_recogniser_saw_alone_is_taken():
     assert seen_as((read,), read.text, both) is None  # the last digit might be either
     assert seen_as((read,), read.text, both[1:]) == both[1]
     assert seen_as((read,), read.text, ["解方程：3x + 3 = 13"]) is None
+
+
+QUESTIONS = ["Find the slope of the line passing through the points (1, 2) and (3, 6).", "辛亥革命爆发于哪一年？",
+             "解方程：x² - 5x + 4 = 0", "一个圆的半径是 3 厘米，它的周长是多少厘米？", "一个圆的半径是 3 厘米，它的周长是多少厘米？（π 取 3.14）"]
+
+
+@pytest.mark.parametrize("read, question", [
+    ("Find the slope of the line passing through the points (1, 2) and (3, 6). The slope is 2.", QUESTIONS[0]),
+    ("7. 辛亥革命爆发于哪一年？1½2", QUESTIONS[1]),
+    ("辛亥革命爆发于哪一年？它的领导者是谁？", None),  # more is asked
+    ("解方程：x²-5x+4=04", None),  # the question ends in a number: 04 may be its own
+    ("一个圆的半径是3厘米，它的周长是多少厘米？（π取3.14）", None),  # given data after it
+    ("辛亥革命爆发于哪一年？", None),  # nothing after it: reads_as's case
+    ("辛亥革命爆发于哪一年？1911年10月10日，武昌起义爆发，各省响应", None),  # more written than the question
+])
+def test_a_reading_that_begins_with_a_whole_question_and_goes_on_with_writing_starts_as_it(read, question):
+    assert starts_as(read, QUESTIONS) == question

@@ -111,6 +111,15 @@ def test_a_photos_text_that_reads_as_a_bank_question_gets_its_answer(service):
                                photo=True).abstained  # another number is still another problem
 
 
+def test_a_photos_text_that_begins_with_a_bank_question_and_goes_on_with_a_students_writing_gets_its_answer(service):
+    # the student's answer written on the printed problem's last line was read into it
+    read = "辛亥革命爆发于哪一年？1½2"
+    assert service.decide_only(read).abstained
+    decision = service.decide_only(read, photo=True)
+    assert not decision.abstained and decision.best[1]["id"] == "demo-hist-006"
+    assert service.decide_only("辛亥革命爆发于哪一年？它的领导者是谁？", photo=True).abstained  # more asked: not the bank's
+
+
 def test_a_photos_text_reads_as_a_bank_question_the_verifier_did_not_rank_near_the_top(service):
     # "SI" read as "Sl": the verifier's closest are other questions about a "unit"; the
     # search still found the bank's question, and the photo's text reads as it
