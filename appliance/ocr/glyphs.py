@@ -275,7 +275,8 @@ def blanks_beside(pixels: np.ndarray, quads: list[np.ndarray], texts: list[str],
         if not right and after is not None and not is_note_or_mark(texts[after]):
             gap = lines[after].start - line.end
             right = gap >= params.least_gap * line.height and blank_beside(
-                pixels, quads[i], gap, (crops[i], crops[after]), "right", glyphs, params)
+                pixels, quads[i], gap, (crops[i], crops[after]), "right", glyphs, params,
+                slant=texts[after].strip()[:1].isalpha())  # words after it, not a table's numbers
         if right and not text.endswith("_") and not ends_sentence(text) and (len(text.replace(" ", "")) > 2 or text.isalpha()):
             out[i] = f"{out[i]} {BLANK}"
         above = line.previous_row(lines) if before is None else None
@@ -348,11 +349,12 @@ class _Line:
 
 
 def blank_beside(pixels: np.ndarray, quad: np.ndarray, length: float, crops: tuple, side: str,
-                 glyphs: GlyphParams, params: BesideParams) -> bool:
+                 glyphs: GlyphParams, params: BesideParams, slant: bool = False) -> bool:
     """A blank's line in the strip of the page right after (or before) the box: a dark line
     along its lower half from the box's edge, ``min_blank_px`` long (48-px scale), or across
-    the gap to the next box, with clear paper above it; not a line that runs on under the
-    box's own letters or the next box's (an underline, ruled paper)."""
+    the gap to the next box (``slant``: perhaps a row or two aslant), with clear paper above
+    it; not a line that runs on under the box's own letters or the next box's (an
+    underline, ruled paper)."""
     tl, tr, br, bl = quad.astype(np.float32)
     height = float(_Line.of(quad).height)
     along = (tr - tl) / max(float(np.linalg.norm(tr - tl)), 1e-6) * (1 if side == "right" else -1)
@@ -373,7 +375,7 @@ def blank_beside(pixels: np.ndarray, quad: np.ndarray, length: float, crops: tup
         grey, letters = grey[:, ::-1], letters[:, ::-1]
     if other is not None:
         return _blank_in_strip(grey, letters, max(10, int(params.gap_fill * letters.shape[1])), crops, side,
-                               glyphs, params)
+                               glyphs, params, slant=slant)
     # at a row's end, a shorter line (four underscores: 0.8 of a line height) where no longer
     # one passes: thin and level (not the corner of a frame drawn round the problem)
     return _blank_in_strip(grey, letters, glyphs.min_blank_px, crops, side, glyphs, params) or _blank_in_strip(
@@ -381,9 +383,10 @@ def blank_beside(pixels: np.ndarray, quad: np.ndarray, length: float, crops: tup
 
 
 def _blank_in_strip(grey: np.ndarray, letters: np.ndarray, least: int, crops: tuple, side: str,
-                    glyphs: GlyphParams, params: BesideParams, thin: bool = False) -> bool:
+                    glyphs: GlyphParams, params: BesideParams, thin: bool = False, slant: bool = False) -> bool:
     """:func:`blank_beside`'s test of the strip (upright, read from the box's edge) for a
-    line ``least`` columns long (``thin``: with paper under it, and level: :func:`_level`)."""
+    line ``least`` columns long (``thin``: with paper under it, and level: :func:`_level`;
+    ``slant``: between two boxes, a row or two aslant)."""
     # a faint line between two boxes must fill the gap and stop at both boxes' letters; at a
     # row's end or start (a grey blank printed thin) it must be thin and level, with no grey
     # above it either (a blurred character's foot is no blank)
@@ -391,7 +394,7 @@ def _blank_in_strip(grey: np.ndarray, letters: np.ndarray, least: int, crops: tu
         ink = dark(grey, share)
         alone = share != params.paper_share and crops[1] is None
         found = blank_line(ink, 0, ink.shape[1], least, glyphs, ink if alone else letters)
-        if found is None and crops[1] is not None:  # a line at a slant across the gap: a row or two either way
+        if found is None and slant:  # a line at a slant across the gap: a row or two either way
             found = blank_line(_widened(ink), 0, ink.shape[1], least, glyphs, letters)
         if found is not None and (_thin(ink, *found) and _level(ink, *found) if thin or alone
                                   else share == params.paper_share or _thin(ink, *found)):

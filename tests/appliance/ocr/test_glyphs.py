@@ -415,6 +415,7 @@ def test_a_blank_drawn_at_a_slant_between_two_boxes_is_found():
     for i, x in enumerate(range(228, 344, 40)):  # 2 px thick, one row lower every 40 px
         page[133 + i:135 + i, x:x + 40] = 30
     assert beside(page, quads, ['"an":', "university"]) == ['"an": ____', "university"]
+    assert beside(page, quads, ["质量/g", "83"]) == ["质量/g", "83"]  # a table's rule before its numbers
 
 
 def test_a_cross_drawn_in_the_margin_before_a_rows_blank_does_not_hide_it():
