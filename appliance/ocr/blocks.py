@@ -554,12 +554,10 @@ def to_row(boxes: list[TextBox], size: tuple[int, int], params: BlockParams = Bl
             cut_to = right - (right - left) * len(text) / len(line.text)
             sides, left = (sides - {"left"} if cut_to - left > params.edge_margin else sides), cut_to
         else:
-            cut_to = left + (right - left) * len(text) / len(line.text)
-            sides, right = (sides - {"right"} if right - cut_to > params.edge_margin else sides), cut_to
+            sides, right = _cut_at_right(sides, left, right, len(text) / len(line.text), params)
         line = OcrLine(text, line.confidence, line.box)
     if "right" in sides and (kept := without_sum_at_end(text)) != text:  # a sum written in the margin
-        cut_to = left + (right - left) * len(kept) / len(text)
-        sides, right = (sides - {"right"} if right - cut_to > params.edge_margin else sides), cut_to
+        sides, right = _cut_at_right(sides, left, right, len(kept) / len(text), params)
         text, line = kept, OcrLine(kept, line.confidence, line.box)
     # Whole at a side it touches: a line that ends its sentence at the right, or starts with
     # its problem number at the left (its box ran on over a mark or the paper's edge).
@@ -568,6 +566,15 @@ def to_row(boxes: list[TextBox], size: tuple[int, int], params: BlockParams = Bl
     if "left" in sides and (TOP_LEVEL.match(text) or starts_bracketed_label(text)):
         sides -= {"left"}
     return Row(line, top, bottom, left, right, height, sides, tuple(b.text.strip() for b in boxes))
+
+
+def _cut_at_right(sides: frozenset[str], left: float, right: float, kept: float,
+                  params: BlockParams) -> tuple[frozenset[str], float]:
+    """The row's sides and right end once the text after the ``kept`` share of it is cut
+    off: what was cut, not the row, reached the frame's right side unless the cut is
+    within ``edge_margin`` of it."""
+    cut_to = left + (right - left) * kept
+    return (sides - {"right"} if right - cut_to > params.edge_margin else sides), cut_to
 
 
 def labelled(row: Row, styles: frozenset[str]) -> Row:

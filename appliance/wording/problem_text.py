@@ -443,12 +443,12 @@ _SOLVED = re.compile(r"^(\s*(?:解方程|(?i:solve)\b)[^=＝]*[=＝][^=＝]*?[\d
 _SCORE_MARK_AT_END = re.compile(r"(?<!\s)\s+[+\-]?\d{1,2}\s*['′]\s*$|(?<=[^\u4e00-\u9fff\s])\s+[+\-]?\d{1,2}\s*分\s*$")
 
 
-# A sentence's end; not a decimal point (0.5) nor an option's (「B. 3.5」), nor a bracket the
-# formula goes on after (「2(x+1) = 8」).
 # A bracketed number alone after the question's end (or its options' bracket): marks ("…red? [2]",
 # "…(go / goes / went) [2]") or the number of a problem in the next column whose words the
 # frame cut off (「…是多少？(9)」).
 _LABEL_AFTER_END = re.compile(r"(?:(?<=[?？。!！])\s*|(?<=[)）])\s+)(?:[（(]\s*\d{1,2}\s*[)）]|[\[［【]\s*\d{1,2}\s*[\]］】])\s*$")
+# A sentence's end; not a decimal point (0.5) nor an option's (「B. 3.5」), nor a bracket the
+# formula goes on after (「2(x+1) = 8」).
 _END_NOT_DECIMAL = re.compile(r"[？?。！!]|[）)](?!\s*[=＝+\-×÷^²³])|(?<!\b[A-D])(?:(?<!\d)\.|\.(?!\d))")
 
 
