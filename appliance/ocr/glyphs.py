@@ -292,13 +292,16 @@ def blanks_beside(pixels: np.ndarray, quads: list[np.ndarray], texts: list[str],
 
 @dataclass(frozen=True)
 class _Line:
-    """A box in its own frame: along its text, across it."""
-    along: np.ndarray
-    across: np.ndarray
+    """A box in its own frame: along its text, across it. Plain floats: every box is
+    measured against every other (:meth:`neighbours`, :meth:`_row_at`), and numpy's
+    overhead on 2-vectors made that most of :func:`blanks_beside`'s time."""
+    along: tuple[float, float]
+    across: tuple[float, float]
     start: float
     end: float
     middle: float  # across
     height: float
+    ends: tuple[tuple[float, float], tuple[float, float]]  # the middles of its left and right sides, on the page
 
     @classmethod
     def of(cls, quad: np.ndarray) -> _Line:
@@ -306,14 +309,20 @@ class _Line:
         along = (tr - tl) / max(float(np.linalg.norm(tr - tl)), 1e-6)
         across = np.array([-along[1], along[0]])
         height = max(1.0, (float(np.linalg.norm(bl - tl)) + float(np.linalg.norm(br - tr))) / 2)
-        return cls(along, across, float(along @ ((tl + bl) / 2)), float(along @ ((tr + br) / 2)),
-                   float(across @ ((tl + tr + br + bl) / 4)), height)
+        start, end = float(along @ ((tl + bl) / 2)), float(along @ ((tr + br) / 2))
+        middle = float(across @ ((tl + tr + br + bl) / 4))
+        ends = tuple((float(x), float(y)) for x, y in (start * along + middle * across, end * along + middle * across))
+        return cls((float(along[0]), float(along[1])), (float(across[0]), float(across[1])), start, end, middle,
+                   height, ends)
 
     def span(self, other: _Line) -> tuple[float, float, float]:
         """Another box's start, end and middle in this box's frame."""
-        ends = [other.start * other.along + other.middle * other.across, other.end * other.along + other.middle * other.across]
-        along = sorted(float(self.along @ e) for e in ends)
-        return along[0], along[1], float(self.across @ ((ends[0] + ends[1]) / 2))
+        (x0, y0), (x1, y1) = other.ends
+        ax, ay = self.along
+        cx, cy = self.across
+        first, last = ax * x0 + ay * y0, ax * x1 + ay * y1
+        middle = cx * ((x0 + x1) / 2) + cy * ((y0 + y1) / 2)
+        return (first, last, middle) if first <= last else (last, first, middle)
 
     def neighbours(self, lines: list[_Line], reach: float) -> tuple[int | None, int | None]:
         """The nearest boxes after and before this one on its row, within ``reach`` line heights."""
