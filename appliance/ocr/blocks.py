@@ -31,7 +31,7 @@ import numpy as np
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
 from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, breaks_off, is_hint, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
-                                            ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, first_word, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
+                                            ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
                                             is_lone_letter, is_options_or_data, is_score_only, numbered_in_turn, is_scribble, is_section_label, is_signed_score, is_margin_sum, is_stray, label_number, page_label_styles, styled_label, without_sum_at_end,
@@ -85,8 +85,9 @@ class BlockParams:
     lost_number_share: float = 0.6
     lost_number_least: float = 0.3  # ...and at least this many line heights,
     lost_number_pitch: float = 1.6  # ...or this many times the block's usual row pitch below the row above
-    # ...or where the row above ends a question or sentence with room for the next row's first
-    # word and this many line heights more before the column's right side (a paragraph's end)
+    # ...or where the row above ends a question, a sentence or an instruction's formula, or
+    # ends on a blank with room for the next row's first word and this many line heights
+    # more before the column's right side (a paragraph's end; blocks without labels)
     paragraph_room: float = 1.0
     # Problems set side by side without numbers: a finished one, then a space of at least
     # this many line heights before one that asks (a word space is a third of one)
@@ -440,16 +441,22 @@ def row_number(row: Row) -> int | None:
 def _paragraph_ends_of(block: Block, count: int) -> list[int]:
     """The ``count`` rows after which new paragraphs start: after finished sentences that stop
     short of the block's width, or after the only finished sentences (not before answer
-    options or sub-questions); [] when there are not exactly that many."""
+    options or sub-questions), or else after the only rows that stop short on a blank (the
+    full stop after 「…= ____」 is often lost); [] when there are not exactly that many."""
     left, right = min(r.left for r in block.rows), max(r.right for r in block.rows)
-    ends, short = [], []
+    ends, short, blanks = [], [], []
     for i in range(1, len(block.rows)):
         above, row = strip_number(block.rows[i - 1].text), block.rows[i].text
-        if (ends_sentence(above) or ends_formula(above)) and not (is_options(row) or PART.match(row) or starts_answer(row)):
+        if is_options(row) or PART.match(row) or starts_answer(row):
+            continue
+        stops_short = block.rows[i - 1].right < left + 0.8 * (right - left)
+        if ends_sentence(above) or ends_formula(above):
             ends.append(i)
-            if block.rows[i - 1].right < left + 0.8 * (right - left):
+            if stops_short:
                 short.append(i)
-    return short if len(short) == count else ends if len(ends) == count else []
+        elif stops_short and above.rstrip().endswith("_"):
+            blanks.append(i)
+    return next((found for found in (short, ends, blanks) if len(found) == count), [])
 
 
 def problem_spacing(blocks: list[Block]) -> float | None:
@@ -502,17 +509,22 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, 
 
 
 def _paragraph_ends(lines: list[Row], below: tuple[Row, ...], edge: float) -> bool:
-    """In problems printed without labels, ``lines`` end a problem: the last ends a question
-    or full stop short of ``edge`` (the column's right side less some room) by the next
-    line's first word, and the lines set a task ("A bag contains 3 red balls and 5 blue
-    balls." is the stem of the question below it); the next line asks on its own, with no
-    label or part (or runs off the frame's side, its end unseen), and does not point back.
-    Where labels are printed they part the problems:
-    "3. A box holds 12 eggs." ⏎ "How many…" and 「（3）西汉建立于哪一年？」 ⏎ 「建立者是谁？」
-    are one problem each."""
+    """In problems printed without labels, ``lines`` end a problem: the last ends a question,
+    a full stop or an instruction's formula (wherever it stops: a one-line problem may fill
+    its column, 「…求斜边的长。」 ⏎ 「计算：sin 30° + cos 60°」), or ends on a blank short of
+    ``edge`` (the column's right side less some room) by the next line's first word (the
+    full stop after 「…是 ____」 is often lost; a blank at the column's side may go on below);
+    after a line that fills its column, the next must not say how to answer or join a task
+    to it (「…多少千米？」 ⏎ 「请写出计算过程并说明理由。」); the lines set a task ("A bag contains 3 red balls and 5 blue balls." is the stem of
+    the question below it); the next line asks on its own, with no label or part (or runs
+    off the frame's side, its end unseen), and does not point back. Where labels are
+    printed they part the problems: "3. A box holds 12 eggs." ⏎ "How many…" and
+    「（3）西汉建立于哪一年？」 ⏎ 「建立者是谁？」 are one problem each."""
     last, row, stem = lines[-1], below[0], strip_number(strip_ticks(lines[-1].text))
-    return (edge - last.right > _first_word(row) and (ends_paragraph(stem) or ends_formula(stem))
-            and not PART.match(row.text) and label_number(row.text) is None and not refers_back(row.text)
+    short = edge - last.right > _first_word(row)
+    ends = ((ends_paragraph(stem) or ends_formula(stem)) and (short or not goes_on_with_problem(row.text))
+            or (stem.rstrip().endswith("_") and short))
+    return (ends and not PART.match(row.text) and label_number(row.text) is None and not refers_back(row.text)
             and (reads_as_question(" ".join(r.text for r in below)) or "right" in row.sides)
             and sets_a_task(" ".join(r.text for r in lines)))
 

@@ -1073,6 +1073,16 @@ def refers_back(line: str) -> bool:
     return _REFERS_BACK.match(line) is not None
 
 
+# A line that goes on with the problem above it: it says how to answer it or joins a task to it.
+_GOES_ON = re.compile(rf"^\s*(?:请\s*|(?i:please)\s+)?(?:{_HOW_TO_ANSWER})|^\s*(?:并|且|再|然后|同时|(?i:and|also|hence)\b)")
+
+
+def goes_on_with_problem(line: str) -> bool:
+    """The line starts by saying how to answer the problem above it (「请写出计算过程并说明理由。」,
+    "Show your working.") or joins a task to it (「并求它的面积。」, "and find its area.")."""
+    return _GOES_ON.match(line) is not None
+
+
 def ends_paragraph(line: str) -> bool:
     """The line ends with a question mark or a full stop (not a semicolon or a bracket: a part goes on)."""
     return line.rstrip()[-1:] in ("?", "？", "。", ".", "!", "！")
@@ -1089,6 +1099,10 @@ def starts_bracketed_label(line: str) -> bool:
 
 
 def first_word(line: str) -> str:
-    """The line's first word: a Latin word, or one Chinese character."""
+    """The line's first word: a Latin word (up to a space or a character that is not
+    Latin: 「100g氯化钠溶液…」 starts with "100g"), or one Chinese character."""
     line = line.strip()
-    return "" if not line else line.split()[0] if line[0].isascii() else line[0]
+    return "" if not line else _LATIN_RUN.match(line).group() if line[0].isascii() else line[0]
+
+
+_LATIN_RUN = re.compile(r"[^\s\u0080-\U0010ffff]+")

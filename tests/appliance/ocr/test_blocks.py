@@ -307,3 +307,47 @@ def test_a_row_of_labels_after_a_line_broken_at_a_comma_stays_with_the_problem()
                     ("d=3,", 473, 440, 60),
                     ("求a10", 520, 510, 120), ("(5分)", 700, 510, 95)])
     assert arrange_page(boxes, SIZE).text.startswith("在等差数列{an}中，a₁=2，公差d=3,求a10")
+
+
+# Problems without labels, one line each at the line pitch (a fill-in section of an exam):
+# where one ends is told by its sentence's end and by the next line asking on its own.
+
+FILL_IN = [("我国最大的淡水湖是 ____", 300), ("一个长方形的长是8厘米，宽是6厘米，它的面积是多少平方厘米？", 1000),
+           ("“但使龙城飞将在”的下一句是 ____", 460), ("地球上的五带中，____带既没有太阳直射也没有极昼极夜。", 880)]
+
+
+def test_a_one_line_problem_that_fills_its_column_ends_at_its_question_mark():
+    # the framed line is the widest: it stops short of no side, yet its question is asked
+    layout = arrange_page(column(FILL_IN, 480 - 1 * PITCH - 17, x=40), SIZE)
+    assert layout.text == "一个长方形的长是8厘米，宽是6厘米，它的面积是多少平方厘米？"
+
+
+def test_a_line_ending_on_a_blank_short_of_the_side_ends_its_problem():
+    # 「…是 ____。」 read without its full stop: the blank, well short of the side, ends the problem
+    rows = [("植物细胞中能进行光合作用的结构是 ____", 470), ("100g氯化钠溶液中含有10g氯化钠，求该溶液中溶质的质量分数。", 1000),
+            ("电流的单位是 ____", 300)]
+    layout = arrange_page(column(rows, 480 - 1 * PITCH - 17, x=40), SIZE)
+    assert layout.text == "100g氯化钠溶液中含有10g氯化钠，求该溶液中溶质的质量分数。"
+
+
+def test_a_blank_at_the_columns_side_goes_on_below():
+    # the line broke right after its blank: the sentence goes on, one problem
+    rows = [("说一说：我国最长的河流是长江，世界上最长的河流是 ____", 1000), ("它们分别流入哪个大洋？", 400)]
+    texts = [b.text for b in find_blocks(column(rows, 440, x=40), SIZE)]
+    assert texts == ["说一说：我国最长的河流是长江，世界上最长的河流是 ____它们分别流入哪个大洋？"]
+
+
+
+def test_a_problem_that_lost_its_number_under_one_ending_on_a_blank_is_parted_there():
+    # 第7题 circled by the student and not read: problem 6 ends on its blank, its full stop lost
+    rows = [("第5题 求24和36的最大公因数。", 480), ("第6题 计算：3×4= ____", 330),
+            ("“床前明月光，疑是地上霜”的下一句是什么？", 700), ("第8题 下列词语中没有错别字的一项是", 620)]
+    layout = arrange_page(column(rows, 480 - 2 * PITCH - 17, x=40), SIZE)
+    assert layout.text == "“床前明月光，疑是地上霜”的下一句是什么？"
+
+
+def test_how_to_answer_under_a_question_that_fills_its_column_stays_with_it():
+    rows = [("我国最大的淡水湖是哪一个？", 420), ("一辆汽车以每小时60千米的速度行驶了3小时，它一共行驶了多少千米？", 1000),
+            ("请写出计算过程并说明理由。", 430), ("一个正方形的边长是6厘米，它的面积是多少平方厘米？", 800)]
+    texts = [b.text for b in find_blocks(column(rows, 400, x=40), SIZE)]
+    assert "一辆汽车以每小时60千米的速度行驶了3小时，它一共行驶了多少千米？请写出计算过程并说明理由。" in texts

@@ -867,6 +867,11 @@ def test_a_line_finishes_with_a_sentence_end_or_an_instruction_and_its_formula()
 def test_paragraph_words():
     from appliance.wording.problem_text import ends_paragraph, first_word, refers_back
     assert first_word("Ignoring air resistance") == "Ignoring" and first_word("它是哪一学派的经典？") == "它" and first_word("  ") == ""
+    assert first_word("100g氯化钠溶液中含有10g氯化钠，求…") == "100g"
+    from appliance.wording.problem_text import goes_on_with_problem
+    assert goes_on_with_problem("请写出计算过程并说明理由。") and goes_on_with_problem("Show your working.")
+    assert goes_on_with_problem("并求它的面积。") and goes_on_with_problem("and find its area.")
+    assert not goes_on_with_problem("计算：sin 30° + cos 60°") and not goes_on_with_problem("Andrew has 3 apples.")
     assert ends_paragraph("秦朝建立于哪一年？") and ends_paragraph("A ball is dropped from rest.")
     assert not ends_paragraph("(1) 说明你的理由；") and not ends_paragraph("（g 取 10 N/kg）")
     assert refers_back("它是哪一学派的经典？") and refers_back("Its mass is 2 kg. What is its weight?")
