@@ -889,9 +889,14 @@ def strip_number(text: str) -> str:
     after_end = _SCORE_AFTER_END.search(rest)
     if after_end and not reads_as_question(rest[after_end.end():]):
         rest = rest[:after_end.start()]  # what follows is written or drawn after the problem
-    while (score := SCORE_AT_END.search(rest)):
-        rest = rest[:score.start()]
-    return rest.lstrip(" :：.．、")
+    return without_score_at_end(rest).lstrip(" :：.．、")
+
+
+def without_score_at_end(text: str) -> str:
+    """The text without the score notes at its end (「…多少？（5分）」, "…(8分) 1")."""
+    while (score := SCORE_AT_END.search(text)):
+        text = text[:score.start()]
+    return text
 
 
 def blanks(text: str) -> str:

@@ -1634,3 +1634,9 @@ def test_a_problem_in_pieces_whose_gap_holds_the_centre_is_chosen_over_a_neighbo
              box("21、两个阻值都是 10 Ω 的电阻串联，总电阻是多少？", 90, 1110, 900)]
     layout = arrange_page(boxes, SIZE)
     assert layout.text == "一个定值电阻两端的电压是 6 V，通过它的电流是 0.3 A，求这个电阻的阻值。"
+
+
+def test_a_score_note_before_a_mark_written_after_it_is_left_out_with_the_mark():
+    # 「…(8分) 1/」: the note is at the end only once the mark after it has gone
+    layout = arrange_page([box("第10题 计算:sin 60°+ cos 30°(8分) 1/", 300, 580, 800)], SIZE)
+    assert layout.text == "计算:sin 60°+ cos 30°"
