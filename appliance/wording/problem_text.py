@@ -447,9 +447,10 @@ _SCORE_MARK_AT_END = re.compile(r"(?<!\s)\s+[+\-]?\d{1,2}\s*['′]\s*$|(?<=[^\u4
 # "…(go / goes / went) [2]") or the number of a problem in the next column whose words the
 # frame cut off (「…是多少？(9)」).
 _LABEL_AFTER_END = re.compile(r"(?:(?<=[?？。!！])\s*|(?<=[)）])\s+)(?:[（(]\s*\d{1,2}\s*[)）]|[\[［【]\s*\d{1,2}\s*[\]］】])\s*$")
-# A sentence's end; not a decimal point (0.5) nor an option's (「B. 3.5」), nor a bracket the
-# formula goes on after (「2(x+1) = 8」).
-_END_NOT_DECIMAL = re.compile(r"[？?。！!]|[）)](?!\s*[=＝+\-×÷^²³])|(?<!\b[A-D])(?:(?<!\d)\.|\.(?!\d))")
+# A sentence's end or a closing bracket (a score note's 【2分】 too: 「…= 2x + 5【2分】x=2」); not
+# a decimal point (0.5) nor an option's (「B. 3.5」), nor a bracket the formula goes on after
+# (「2(x+1) = 8」).
+_END_NOT_DECIMAL = re.compile(r"[？?。！!]|[）)】](?!\s*[=＝+\-×÷^²³])|(?<!\b[A-D])(?:(?<!\d)\.|\.(?!\d))")
 
 
 def without_working(text: str) -> str:

@@ -1640,3 +1640,9 @@ def test_a_score_note_before_a_mark_written_after_it_is_left_out_with_the_mark()
     # 「…(8分) 1/」: the note is at the end only once the mark after it has gone
     layout = arrange_page([box("第10题 计算:sin 60°+ cos 30°(8分) 1/", 300, 580, 800)], SIZE)
     assert layout.text == "计算:sin 60°+ cos 30°"
+
+
+@pytest.mark.parametrize("read", ["7. 解方程: 3x- 7=2x+ 5【2分】x=2", "7. 解方程组: x+y=10，x-y=4【2分】x=5"])
+def test_a_solution_written_after_the_score_note_is_left_out_with_the_note(read):
+    layout = arrange_page([box(read, 300, 580, 800)], SIZE)
+    assert layout.text == read[3:read.index("【")]
