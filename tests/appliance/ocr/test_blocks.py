@@ -332,9 +332,9 @@ def test_a_line_ending_on_a_blank_short_of_the_side_ends_its_problem():
 
 def test_a_blank_at_the_columns_side_goes_on_below():
     # the line broke right after its blank: the sentence goes on, one problem
-    rows = [("说一说：我国最长的河流是长江，世界上最长的河流是 ____", 1000), ("它们分别流入哪个大洋？", 400)]
+    rows = [("说一说：我国最长的河流是长江，世界上最长的河流是 ____", 1000), ("河，它最终流入哪个大洋？", 400)]
     texts = [b.text for b in find_blocks(column(rows, 440, x=40), SIZE)]
-    assert texts == ["说一说：我国最长的河流是长江，世界上最长的河流是 ____它们分别流入哪个大洋？"]
+    assert texts == ["说一说：我国最长的河流是长江，世界上最长的河流是 ____河，它最终流入哪个大洋？"]
 
 
 
@@ -351,3 +351,12 @@ def test_how_to_answer_under_a_question_that_fills_its_column_stays_with_it():
             ("请写出计算过程并说明理由。", 430), ("一个正方形的边长是6厘米，它的面积是多少平方厘米？", 800)]
     texts = [b.text for b in find_blocks(column(rows, 400, x=40), SIZE)]
     assert "一辆汽车以每小时60千米的速度行驶了3小时，它一共行驶了多少千米？请写出计算过程并说明理由。" in texts
+
+
+def test_a_finished_sentence_parts_a_lost_number_before_a_row_ending_on_a_blank():
+    # 7 right above 9: 8 was lost; "…hexagon?" ends 7, not the answer line under it (a margin's
+    # letter "E" read before "Answer:")
+    rows = [("Question 7 What is the sum of the interior angles of a hexagon?", 1000), ("E Answer: ____", 260),
+            ("Water freezes at ____ °C.", 420), ("Question 9 6 kg = ____ g", 400)]
+    texts = [b.text for b in find_blocks(column(rows, 400, x=40), SIZE)]
+    assert "Question 7 What is the sum of the interior angles of a hexagon?" in texts
