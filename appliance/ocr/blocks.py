@@ -36,7 +36,7 @@ from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVE
                                             label_near, reads_as_figures,
                                             is_lone_letter, is_options_or_data, is_score_only, numbered_in_turn, is_scribble, is_section_label, is_signed_score, is_margin_sum, is_stray, label_number, page_label_styles, styled_label, without_sum_at_end,
                                             reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
-                                            next_own_style_part, starts_problem, table_before_parts, top_level_count, starts_sub_questions, stem_asks, strip_number, strip_ticks,
+                                            next_own_style_part, ringed_number, starts_problem, table_before_parts, top_level_count, starts_sub_questions, stem_asks, strip_number, strip_ticks,
                                             without_working)
 
 #: Column gutters of a page: (x from, x to) of each, left to right, on the levelled page
@@ -1049,16 +1049,20 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
     blocks: list[list[Row]] = []
     kinds: list[tuple[bool, bool]] = []  # (header, numbered)
     part = 0  # the problem's last sub-question number so far (0: none)
+    ringed = 0  # the number of the problem above when its run of numbers began with ① (:func:`ringed_number`)
     for i, row in enumerate(rows):
         sub = next_part(row.text, part, blocks[-1]) if sub_questions_start and blocks and not kinds[-1][0] else 0
         if not sub and blocks and kinds[-1][1]:
             sub = next_own_style_part(row.text, part, blocks[-1][0].text)
+        if not sub and blocks and not kinds[-1][0]:
+            sub = ringed_part(row.text, blocks[-1])
+        after_ring = bool(ringed) and not sub and bracketed_number(row.text) == ringed + 1
         # A line that goes on with the sentence above ("6). (3 marks)" under 「…and (3,」)
         # starts no problem, and is no header though its words look like a number alone.
         wrapped = bool(blocks) and (continues_bracket(blocks[-1][-1].text, row.text)
                                     or continues_quantity(blocks[-1][-1].text, row.text)
                                     or not kinds[-1][0] and gives_after_colon(blocks[-1][-1].text, row.text))
-        numbered = not sub and not wrapped and (starts_problem(row.text, sub_questions_start) or row.label > 0
+        numbered = not sub and not wrapped and (after_ring or starts_problem(row.text, sub_questions_start) or row.label > 0
                                                 or led_in and PART.match(row.text) is not None)
         # Nor is a line that goes on with an English sentence broken after "into" or "the" a
         # header ("Translate into" ⏎ "Chinese: Practice", words of a sheet's title).
@@ -1080,9 +1084,18 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
             blocks[-1].append(row)
         part = sub or (0 if numbered or header else part)
         if numbered or header:
+            ringed = ringed + 1 if after_ring else ringed_number(row.text) if numbered else 0
+        if numbered or header:
             led_in = (is_lead_in(row.text) or header and _label_over_parts(row, rows[i + 1:i + 2])
                       or led_in and not TOP_LEVEL.match(row.text) and not is_header(row.text))
     return [Block(tuple(b), h, n, touches_edge(b)) for b, (h, n) in zip(blocks, kinds)]
+
+
+def ringed_part(line: str, rows: list[Row]) -> int:
+    """The number of a line starting with a ringed one (② for "(2)", :func:`ringed_number`)
+    that comes after the bracketed part before it inside the problem above (``rows``); else 0."""
+    number = ringed_number(line)
+    return number if number > 1 and any(bracketed_number(r.text) == number - 1 for r in rows[1:]) else 0
 
 
 def _label_over_parts(row: Row, below: list[Row]) -> bool:

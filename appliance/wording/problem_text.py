@@ -576,6 +576,14 @@ def part_number(line: str) -> int | None:
     return number if number is not None else bracketed_number(line)
 
 
+def ringed_number(line: str) -> int:
+    """The number of a line that starts with a circled one (①: 1), else 0. A student who rings
+    a problem's "(1)" to show which one they mean makes it read so; the bracketed numbers
+    after it, "(2)" and "(3)", then number its neighbours, not its parts."""
+    match = re.match(r"\s*([\u2460-\u2473])(?![\u2460-\u2473\u24ea\d])", line)
+    return ord(match.group(1)) - 0x245F if match else 0
+
+
 def next_own_style_part(line: str, part: int, problem: str) -> int:
     """The line's number when it goes on with the sub-questions numbered in a style of their
     own under the problem whose first line is ``problem`` (:func:`part_in_own_style`): 1, or

@@ -360,3 +360,28 @@ def test_a_finished_sentence_parts_a_lost_number_before_a_row_ending_on_a_blank(
             ("Water freezes at ____ °C.", 420), ("Question 9 6 kg = ____ g", 400)]
     texts = [b.text for b in find_blocks(column(rows, 400, x=40), SIZE)]
     assert "Question 7 What is the sum of the interior angles of a hexagon?" in texts
+
+
+@pytest.mark.parametrize("framed", [1, 2, 3])
+def test_problems_numbered_on_after_a_ringed_first_number_are_problems_of_their_own(framed):
+    # under a lead-in on a page numbered "Question 8", "Question 9": the student ringed "(1)"
+    # (read ①), and (2) and (3) are the next problems, not its parts
+    rows = [("Question 8 Answer the following questions.", 560), ("① A ball is dropped from rest.", 520),
+            ("Ignoring air resistance and", 540), ("taking g = 10 m/s², how far", 560), ("does it fall in 2 s?", 330),
+            ("(2) Water freezes at ____ °C.", 500), ("(3) Write 3/5 as a decimal.", 480),
+            ("Question 9 Find the area of a rectangle 7 cm", 560), ("long and 3 cm wide.", 300)]
+    firsts = {1: "① A ball", 2: "(2) Water", 3: "(3) Write"}
+    texts = [b.text for b in find_blocks(column(rows, 400, x=40), SIZE)]
+    problem = [t for t in texts if firsts[framed] in t]
+    assert len(problem) == 1 and all(firsts[other] not in problem[0] for other in firsts if other != framed)
+
+
+@pytest.mark.parametrize("stem", ["5. 已知长方形的长是 8 厘米，宽是 5 厘米。", "5. 计算下列各题。"])
+def test_a_ringed_part_is_grouped_as_the_same_part_unringed(stem):
+    # 「5.」's parts (1) (2) (3), the second ringed by the student (read ②): grouped as before
+    def grouping(second: str) -> list[int]:
+        rows = [(stem, 560), ("(1) 求它的周长。", 260), (second + " 求它的面积。", 260), ("(3) 求它的对角线长。", 300),
+                ("6. 我国最大的淡水湖是哪一个？", 500)]
+        return [len(b.rows) for b in find_blocks(column(rows, 400, x=40), SIZE)]
+
+    assert grouping("②") == grouping("(2)")
