@@ -1052,7 +1052,8 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
     ringed = 0  # the number of the problem above when its run of numbers began with ① (:func:`ringed_number`)
     for i, row in enumerate(rows):
         sub = next_part(row.text, part, blocks[-1]) if sub_questions_start and blocks and not kinds[-1][0] else 0
-        if not sub and blocks and kinds[-1][1]:
+        if not sub and blocks and kinds[-1][1] and not (led_in and not part and asks(blocks[-1])):
+            # (under a lead-in, "1)" after a problem that asks is the next problem, not its first part)
             sub = next_own_style_part(row.text, part, blocks[-1][0].text)
         if not sub and blocks and not kinds[-1][0]:
             sub = ringed_part(row.text, blocks[-1])
@@ -1089,6 +1090,11 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
             led_in = (is_lead_in(row.text) or header and _label_over_parts(row, rows[i + 1:i + 2])
                       or led_in and not TOP_LEVEL.match(row.text) and not is_header(row.text))
     return [Block(tuple(b), h, n, touches_edge(b)) for b, (h, n) in zip(blocks, kinds)]
+
+
+def asks(rows: list[Row]) -> bool:
+    """The rows ask something (:func:`reads_as_question`): no stem of givens only."""
+    return reads_as_question(strip_number(" ".join(r.text for r in rows)))
 
 
 def ringed_part(line: str, rows: list[Row]) -> int:

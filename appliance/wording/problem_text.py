@@ -367,6 +367,7 @@ def is_header(line: str) -> bool:
 _LEAD_IN = re.compile(
     r"^(?:[^？?。，,]{0,10}(?:下列|下面|以下)[^？?。]{0,10}?(?:各?小?题|问题|题目|各式|算式|方程组?|不等式组?)"
     r"|请?(?:将|把)?答案(?:写|填)在[^？?]{0,12}|(?:根据所学(?:的)?(?:知识)?|请)?(?:回答|解答|作答)(?:问题)?"
+    r"|请?(?:按|根据)(?:题目的?|题)?要求(?:作答|答题|解答|回答|完成|填空)"
     r"|(?i:(?:(?:section|part)\s+[A-Z\d]{1,3}\s*[:.．]?\s*)?"
     r"(?:(?:answer|complete|solve|do|work\s+out|read|choose|fill\s+in|simplify|calculate|compute|evaluate|factori[sz]e)"
     r"\b[^?]{0,30}\bthe\s+following\b[^?]{0,25}"

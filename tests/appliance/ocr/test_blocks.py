@@ -385,3 +385,33 @@ def test_a_ringed_part_is_grouped_as_the_same_part_unringed(stem):
         return [len(b.rows) for b in find_blocks(column(rows, 400, x=40), SIZE)]
 
     assert grouping("②") == grouping("(2)")
+
+
+@pytest.mark.parametrize("labels", [("①", "②", "③"), ("1)", "2)", "3)"), ("a)", "b)", "c)")])
+@pytest.mark.parametrize("lead_in", ["10、按要求作答。", "10、解答下列各题。"])
+def test_parts_numbered_in_their_own_style_under_a_lead_in_are_problems_of_their_own(labels, lead_in):
+    questions = ["一个正方体的棱长是4厘米，它的体积是多少立方厘米？", "一个直角三角形的两条直角边分别是3和4，求斜边的长。",
+                 "我国最大的淡水湖是哪一个？"]
+    rows = [(lead_in, 240), *((f"{label}{q}", 40 * len(q)) for label, q in zip(labels, questions)),
+            ("11、先化简，再求值：(x+8)² - x(x-6)，其中x=6。", 900)]
+    texts = [b.text for b in find_blocks(column(rows, 400, x=40), SIZE)]
+    assert [t for t in texts if any(q in t for q in questions)] == [f"{label}{q}" for label, q in zip(labels, questions)]
+
+
+@pytest.mark.parametrize("labels", [("1)", "2)", "3)"), ("①", "②", "③"), ("a)", "b)", "c)")])
+def test_parts_in_their_own_style_after_a_problem_that_asks_under_a_lead_in_are_problems(labels):
+    # "Part A Multiple choice" leads in; the first problem has no number, the next ones "1)"…
+    questions = ["Fill in the blank with \"a\" or \"an\": ___ apple", "What is the opposite of \"expensive\"?",
+                 "Write the plural of \"child\"."]
+    rows = [("Part A Multiple choice", 300), ("Choose the correct word: He ___ to school by bike.", 700),
+            *((f"{label} {q}", 14 * len(q)) for label, q in zip(labels, questions))]
+    texts = [b.text for b in find_blocks(column(rows, 400, x=40), SIZE)]
+    assert texts[1:] == ["Choose the correct word: He ___ to school by bike.",
+                         *(f"{label} {q}" for label, q in zip(labels, questions))]
+
+
+def test_parts_under_a_stem_of_givens_below_a_lead_in_stay_its_parts():
+    rows = [("Section A: Short answer", 300), ("A rectangle is 8 cm long and 5 cm wide.", 600),
+            ("a) Find its perimeter.", 330), ("b) Find its area.", 300)]
+    texts = [b.text for b in find_blocks(column(rows, 400, x=40), SIZE)]
+    assert texts[1:] == ["A rectangle is 8 cm long and 5 cm wide. a) Find its perimeter. b) Find its area."]
