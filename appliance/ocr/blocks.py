@@ -68,6 +68,7 @@ class BlockParams:
     edge_margin: float = 4.0  # pixels from the frame edge that count as touching it
     mark_gap: float = 1.0  # a mark is this many line heights away from other text on its row
     side_gap: float = 0.6  # a box at the frame's side this far from its row's other text is another column's
+    margin_stack: float = 0.6  # a margin's letters stacked down the page stand this close to one line (line heights)
     side_reach: float = 2.0  # ...or, alone on its row, this far from the text of the rows above and below
     side_gap_before_number: float = 0.3  # ...or this far from a problem number at its right
     side_inset: float = 1.0  # a box this near the side, under or over one at it, is of its column too
@@ -149,8 +150,9 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     figures_spoken_of = any(speaks_of_figure(b.text) for b in boxes)
     at_side = {id(b) for b in boxes if other_column_at_side(b, boxes, size, unit, params)}
     framed = [b for b in boxes if id(b) not in at_side]  # a figure's row ends where another column's remnant starts
+    in_margin = margin_letters(boxes, unit, params)
     print_boxes = [b for b in boxes if not is_scribble(b.text) and not isolated_mark(b, boxes, unit, params)
-                   and not margin_note(b, boxes, unit, params)
+                   and not margin_note(b, boxes, unit, params) and id(b) not in in_margin
                    and not trailing_stray(b, boxes, unit, params) and not another_columns_number(b, boxes, params)
                    and not written_after_the_end(b, boxes, size, params)
                    and not answer_after_the_end(b, boxes, unit, params)
@@ -611,6 +613,32 @@ def margin_note(box: TextBox, boxes: list[TextBox], unit: float, params: BlockPa
     margin = [o.left for o in boxes if not same_row(o, box) and NUMBER.match(o.text)
               and abs(o.centre_y - box.centre_y) < params.margin_reach * unit]
     return numbered and bool(margin) and box.left < min(margin) - unit
+
+
+def margin_letters(boxes: list[TextBox], unit: float, params: BlockParams) -> set[int]:
+    """The ids of boxes that are letters of words printed down the page's margin
+    (「密封线内不要答题」, "DO NOT WRITE HERE"): boxes of one character stacked one under
+    another (each within ``margin_stack`` line heights of the next's middle and two line
+    heights below it), at least three, all out to the left or right of every line of the
+    rows they span. They belong to no problem."""
+    single = sorted((b for b in boxes if len(b.text.strip()) == 1 and b.right - b.left <= 1.6 * b.height),
+                    key=lambda b: b.centre_y)
+    runs: list[list[TextBox]] = []
+    for letter in single:
+        run = next((r for r in runs if 0 < letter.centre_y - r[-1].centre_y <= 2 * unit
+                    and abs((letter.left + letter.right) - (r[-1].left + r[-1].right)) / 2 < params.margin_stack * unit), None)
+        if run is None:
+            runs.append([letter])
+        else:
+            run.append(letter)
+    letters: set[int] = set()
+    for run in runs:
+        top, bottom = run[0].top - unit, run[-1].bottom + unit
+        lines = [b for b in boxes if len(b.text.strip()) > 1 and top < b.centre_y < bottom]
+        if len(run) >= 3 and lines and (max(b.right for b in run) < min(b.left for b in lines)
+                                        or min(b.left for b in run) > max(b.right for b in lines)):
+            letters.update(map(id, run))
+    return letters
 
 
 def isolated_mark(box: TextBox, boxes: list[TextBox], unit: float, params: BlockParams) -> bool:

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from appliance.ocr.blocks import find_blocks
+from appliance.ocr.blocks import BlockParams, find_blocks, margin_letters
 from appliance.ocr.layout import TextBox
 from appliance.ocr.page import arrange_page
 
@@ -415,3 +415,38 @@ def test_parts_under_a_stem_of_givens_below_a_lead_in_stay_its_parts():
             ("a) Find its perimeter.", 330), ("b) Find its area.", 300)]
     texts = [b.text for b in find_blocks(column(rows, 400, x=40), SIZE)]
     assert texts[1:] == ["A rectangle is 8 cm long and 5 cm wide. a) Find its perimeter. b) Find its area."]
+
+
+# A page photographed at a slant of about 6°, "WRITE HERE" printed down its left margin (one
+# letter a box, each upright), "(D)" of the options above: text, corners.
+SLANTED_MARGIN = [
+    ('H', [[36, 670], [60, 670], [60, 702], [36, 702]]),
+    ('Question 7', [[143, 622], [255, 606], [260, 643], [148, 658]]),
+    ('[2 marks] What is the sum of the interior angles of a hexagon?', [[144, 658], [752, 591], [757, 633], [149, 700]]),
+    ('E', [[28, 598], [54, 598], [54, 628], [28, 628]]),
+    ('I', [[23, 529], [43, 529], [43, 553], [23, 553]]),
+    ('(D', [[926, 176], [959, 176], [959, 214], [926, 214]]),
+    ('(D)', [[901, 18], [959, 6], [959, 52], [910, 64]]),
+]
+
+
+def test_letters_printed_down_a_slanted_pages_margin_join_no_problem():
+    boxes = [TextBox(text, 0.95, np.array(quad, np.float32)) for text, quad in SLANTED_MARGIN]
+    assert arrange_page(boxes, (960, 1280)).text == "What is the sum of the interior angles of a hexagon?"
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_a_run_of_letters_down_the_margin_is_found_at_either_side(side):
+    lines = column([("Question 7", 120), ("[2 marks] What is the sum of the interior angles of a hexagon?", 900)], 400, x=140)
+    x = 90 if side == "left" else 1060
+    letters = [box(letter, x + 3 * i, 330 + 40 * i, 24, 32) for i, letter in enumerate("HERE")]
+    assert margin_letters(lines + letters, 34, BlockParams()) == set(map(id, letters))
+
+
+def test_a_tables_first_column_of_single_letters_is_kept():
+    rows = [("5. 根据下表求 y 与 x 的关系式。", 600)]
+    boxes = column(rows, 400, x=140)
+    for i, (head, a, b) in enumerate([("x", "1", "2"), ("y", "3", "5"), ("z", "4", "7")]):
+        boxes += [box(head, 140, 450 + i * PITCH, 20), box(a, 260, 450 + i * PITCH, 20), box(b, 380, 450 + i * PITCH, 20)]
+    texts = [b.text for b in find_blocks(boxes, SIZE)]
+    assert all(letter in " ".join(texts) for letter in "xyz")
