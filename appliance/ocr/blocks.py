@@ -402,7 +402,7 @@ def split_skipped_numbers(blocks: list[Block]) -> list[Block]:
     none of n + 1 … n + k - 1 on the page: those lost their numbers (a faint or circled
     print) and, spaced like a problem's own lines, were read on into n. They start after
     n's paragraph ends (:func:`_paragraph_ends_of`), where there are as many as problems lost."""
-    numbers = [row_number(b.rows[0]) if b.numbered else None for b in blocks]
+    numbers = problem_numbers(blocks)
     split: list[Block] = []
     for i, block in enumerate(blocks):
         below = next((b for b in blocks[i + 1:] if not b.header and _overlap(block, b) > 0), None)
@@ -412,6 +412,24 @@ def split_skipped_numbers(blocks: list[Block]) -> list[Block]:
         parts = [block.rows[a:b] for a, b in zip([0, *ats], [*ats, len(block.rows)])]
         split.extend(Block(p, block.header, block.numbered, touches_edge(p)) for p in parts)
     return split
+
+
+def problem_numbers(blocks: list[Block]) -> list[int | None]:
+    """Each block's problem number: its label's, but a part numbered ② set apart from its
+    problem (「② 春天来了。(扩句)」 under 「6. 按要求改写句子。」, a lead-in or a problem with
+    parts) has the number of that problem; None for a block without a number."""
+    numbers: list[int | None] = []
+    problem, has_parts = None, False  # the last number of a problem that is no part
+    for block in blocks:
+        number = row_number(block.rows[0]) if block.numbered or block.header else None
+        if number is not None and problem is not None and has_parts and ringed_number(block.rows[0].text):
+            number = problem
+        elif number is not None:  # a numbered lead-in (「6. 按要求改写句子。」) is a header
+            problem = number
+            has_parts = is_lead_in(block.rows[0].text) or any(
+                PART.match(r.text) or ringed_number(r.text) for r in block.rows[1:])
+        numbers.append(None if block.header else number)
+    return numbers
 
 
 #: At most this many problems in a row may have lost their numbers (:func:`split_skipped_numbers`).

@@ -450,3 +450,28 @@ def test_a_tables_first_column_of_single_letters_is_kept():
         boxes += [box(head, 140, 450 + i * PITCH, 20), box(a, 260, 450 + i * PITCH, 20), box(b, 380, 450 + i * PITCH, 20)]
     texts = [b.text for b in find_blocks(boxes, SIZE)]
     assert all(letter in " ".join(texts) for letter in "xyz")
+
+
+# 「7.」 ringed by the student and not read, between 6's part ② and 8; lower down, 12's parts: text, corners.
+PART_OVER_LOST_NUMBER = [
+    ('6. 按要求改写句子。', [[387.7, 513.7], [560.3, 513.7], [560.3, 548.3], [387.7, 548.3]]),
+    ('② 春天来了。(扩句)', [[425.6, 575.6], [622.4, 575.6], [622.4, 610.4], [425.6, 610.4]]),
+    ('《孔乙己》的作者是谁?', [[419.6, 621.6], [620.4, 621.6], [620.4, 656.4], [419.6, 656.4]]),
+    ('8.一块长方形菜地长5米，宽2米，这块菜地的面积是多少平方米？', [[389.5, 700.9], [954.2, 695.5], [954.5, 729.4], [389.8, 734.8]]),
+    ('① 我们打扫教室。（改为被动句）', [[429.0, 946.3], [718.5, 942.1], [719.0, 977.6], [429.5, 981.8]]),
+    ('② 他的成绩不好吗？（改为陈述句)', [[429.1, 977.8], [734.4, 972.8], [735.0, 1008.1], [429.7, 1013.0]]),
+]
+
+
+def test_a_problem_that_lost_its_number_under_a_part_of_the_problem_above_is_parted_from_it():
+    # ② is a part of 6 (a lead-in), so 7 is lost between 6 and 8: it starts after ②'s sentence
+    boxes = [TextBox(text, 0.95, np.array(quad, np.float32)) for text, quad in PART_OVER_LOST_NUMBER]
+    assert arrange_page(boxes, (960, 1280)).text == "《孔乙己》的作者是谁?"
+
+
+def test_circled_numbers_that_number_the_problems_are_no_parts():
+    # ⑦ follows 6 in turn: 8 is lost between ⑦ and ⑨
+    rows = [("6 把下面的句子翻译成英语：我每天早上七点起床。", 800), ("⑦写出名词 tooth 的复数形式。", 500),
+            ("“白日依山尽”的下一句是什么？", 480), ("⑨地球自转的方向是怎样的？", 420)]
+    texts = [b.text for b in find_blocks(column(rows, 400, x=40), SIZE)]
+    assert "“白日依山尽”的下一句是什么？" in texts

@@ -443,7 +443,7 @@ def test_a_signed_score_after_the_question_mark_is_no_part_of_it():
                                   "1) Answer the following questions.", "Section 6: Choose the best answer.",
                                   "Part II Short answer questions", "Complete the following sentences:",
                                   "11 Answer these questions.", "Answer the questions below:", "12. 根据所学知识回答：",
-                                  "第2题 请回答：", "10、按要求作答。", "根据题目要求作答：", "请按要求完成"])
+                                  "第2题 请回答：", "10、按要求作答。", "根据题目要求作答：", "请按要求完成", "6. 按要求改写句子。"])
 def test_a_lead_in_to_the_parts_below_is_a_header(line):
     assert is_lead_in(line) and is_header(line)
 
