@@ -393,8 +393,32 @@ def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) ->
         # the column's side matters only to the paragraph rule, of blocks without labels
         right = block.bounds[2] if _printed_label(block) else _column_right(block, blocks)
         in_turn = _next_in_turn(block, block, blocks[i + 1:])  # no number lost below it
-        split.extend(_split_at_gaps(block, least, params.lost_number_pitch, params.paragraph_room, right, in_turn))
+        for piece in _formula_part_apart(block):
+            split.extend(_split_at_gaps(piece, least, params.lost_number_pitch, params.paragraph_room, right, in_turn))
     return split
+
+
+# A part that is a formula alone ("(2) x/2 + 8 = 7" under 「解下列方程：」): digits, letters
+# standing alone or in twos ("sin" and "log" in threes), operators and brackets.
+_FORMULA_ALONE = re.compile(r"^(?:[\s\d.+\-−×÷*/=<>≤≥≠()（）\[\]{}²³√π^,，:：]|(?<![A-Za-z])(?:[A-Za-z]{1,2}|sin|cos|tan|log)(?![A-Za-z]))+$")
+
+
+def _formula_part_apart(block: Block) -> list[Block]:
+    """A part that is a formula alone, as the last of a lead-in's (「解下列方程：」 ⏎ "(2) x/2 +
+    8 = 7"), is whole on its row: rows after it that ask or set a task of their own
+    (「计算：3/4 + 1/6」) are problems printed without labels, parted as such."""
+    first = block.rows[0].text
+    label = PART.match(first)
+    if label is None or len(block.rows) < 2 or _FORMULA_ALONE.match(first[label.end():]) is None \
+            or not any(ch in first[label.end():] for ch in "=+-−×÷/<>≤≥"):
+        return [block]
+    below = block.rows[1].text
+    if _formula_goes_on(first, below) or PART.match(below) or label_number(below) is not None \
+            or not reads_as_question(below):
+        return [block]
+    rest = block.rows[1:]
+    return [Block(block.rows[:1], False, block.numbered, touches_edge(block.rows[:1])),
+            Block(rest, False, False, touches_edge(rest))]
 
 
 def split_skipped_numbers(blocks: list[Block]) -> list[Block]:

@@ -475,3 +475,25 @@ def test_circled_numbers_that_number_the_problems_are_no_parts():
             ("“白日依山尽”的下一句是什么？", 480), ("⑨地球自转的方向是怎样的？", 420)]
     texts = [b.text for b in find_blocks(column(rows, 400, x=40), SIZE)]
     assert "“白日依山尽”的下一句是什么？" in texts
+
+
+def test_problems_without_labels_after_a_lead_ins_last_formula_are_parted():
+    # the page numbers only the parts of 「解下列方程：」; the problems below it have no labels
+    rows = [("解下列方程：", 200), ("(1) 9(x - 5) = 6", 240), ("(2) x/2 + 8 = 7", 220), ("计算：8/2 + 6/4", 240),
+            ("计算：3/4 + 1/6", 240), ("血液循环中，体循环开始于心脏的哪个腔？", 560), ("“欲穷千里目”的下一句是什么？", 420)]
+    layout = arrange_page(column(rows, 480 - 4 * PITCH - 17, x=40), SIZE)
+    assert layout.text == "计算：3/4 + 1/6"
+
+
+def test_a_problem_whose_ringed_number_was_lost_after_a_lead_ins_last_formula_is_parted():
+    rows = [("计算下列各题：", 200), ("(1) 7×2 - 2", 160), ("(2) (70 - 5)×6", 200), ("(3) 24÷3 + 8", 180),
+            ("“春眠不觉晓”的下一句是什么？【5分】", 520), ("答：", 60)]
+    layout = arrange_page(column(rows, 480 - 4 * PITCH - 17, x=40), SIZE)
+    assert layout.text == "“春眠不觉晓”的下一句是什么？"
+
+
+@pytest.mark.parametrize("below", ["x - y = 2", "= 8"])
+def test_a_formula_part_keeps_the_rest_of_its_formula(below):
+    rows = [("解下列方程组：", 200), ("(1) x + y = 10", 200), (below, 120), ("(2) 2x + y = 7", 200)]
+    texts = [b.text for b in find_blocks(column(rows, 400, x=40), SIZE)]
+    assert f"(1) x + y = 10 {below}" in texts
