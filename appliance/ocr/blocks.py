@@ -1120,6 +1120,7 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
     kinds: list[tuple[bool, bool]] = []  # (header, numbered)
     part = 0  # the problem's last sub-question number so far (0: none)
     ringed = 0  # the number of the problem above when its run of numbers began with ① (:func:`ringed_number`)
+    goes_on_lead_in = False  # the row above is a lead-in's first row, this its last
     for i, row in enumerate(rows):
         sub = next_part(row.text, part, blocks[-1]) if sub_questions_start and blocks and not kinds[-1][0] else 0
         if not sub and blocks and kinds[-1][1] and not (led_in and not part and asks(blocks[-1])):
@@ -1138,7 +1139,13 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
         # Nor is a line that goes on with an English sentence broken after "into" or "the" a
         # header ("Translate into" ⏎ "Chinese: Practice", words of a sheet's title).
         broken = bool(blocks) and not kinds[-1][0] and ends_mid_sentence(blocks[-1][-1].text)
-        header = not wrapped and not broken and (starts_answer(row.text) or is_header(row.text)
+        if goes_on_lead_in:  # "following." under "2. Use what you have learnt to answer the"
+            blocks[-1].append(row)
+            goes_on_lead_in = False
+            continue
+        # a lead-in wrapped onto the next row ("…to answer the" ⏎ "following.")
+        goes_on_lead_in = i + 1 < len(rows) and wraps_lead_in(row.text, rows[i + 1].text)
+        header = not wrapped and not broken and (starts_answer(row.text) or is_header(row.text) or goes_on_lead_in
                                                  or bool(blocks and is_label_after(blocks[-1][-1].text, row.text))
                                                  or not blocks and heads_problem(row, rows[i + 1:i + 2]))
         if blocks and not kinds[-1][0] and is_score_only(row.text):
@@ -1157,9 +1164,15 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
         if numbered or header:
             ringed = ringed + 1 if after_ring else ringed_number(row.text) if numbered else 0
         if numbered or header:
-            led_in = (is_lead_in(row.text) or header and _label_over_parts(row, rows[i + 1:i + 2])
+            led_in = (is_lead_in(row.text) or goes_on_lead_in or header and _label_over_parts(row, rows[i + 1:i + 2])
                       or led_in and not TOP_LEVEL.match(row.text) and not is_header(row.text))
     return [Block(tuple(b), h, n, touches_edge(b)) for b, (h, n) in zip(blocks, kinds)]
+
+
+def wraps_lead_in(line: str, below: str) -> bool:
+    """``line`` is no lead-in alone, but with ``below`` (no label, no part) it is one."""
+    return not is_lead_in(line) and label_number(below) is None and not PART.match(below) \
+        and is_lead_in(f"{line} {below}")
 
 
 def asks(rows: list[Row]) -> bool:

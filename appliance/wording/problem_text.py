@@ -365,13 +365,16 @@ def is_header(line: str) -> bool:
 # questions.", "Answer these questions.", "Section 6: Choose the best answer.", "Part B Short
 # answer questions".
 _LEAD_IN = re.compile(
-    r"^(?:[^？?。，,]{0,10}(?:下列|下面|以下)[^？?。]{0,10}?(?:各?小?题|问题|题目|各式|算式|方程组?|不等式组?)"
+    r"^(?:(?:[^？?。，,]{0,10}[，,]\s*)?[^？?。，,]{0,10}(?:下列|下面|以下)[^？?。]{0,10}?(?:各?小?题|问题|题目|各式|算式|方程组?|不等式组?)"
+    r"(?:\s*[，,]\s*(?:并|然后|再)?(?:分别|逐一|依次)?(?:作答|回答|解答|完成))?"
     r"|请?(?:将|把)?答案(?:写|填)在[^？?]{0,12}|(?:根据所学(?:的)?(?:知识)?|请)?(?:回答|解答|作答)(?:问题)?"
     r"|请?(?:按|根据)(?:题目的?|题)?要求(?:作答|答题|解答|回答|完成|填空|改写(?:下列|下面的?)?句子)"
     r"|(?i:(?:(?:section|part)\s+[A-Z\d]{1,3}\s*[:.．]?\s*)?"
-    r"(?:(?:answer|complete|solve|do|work\s+out|read|choose|fill\s+in|simplify|calculate|compute|evaluate|factori[sz]e)"
+    r"(?:(?:use\s+what\s+you\s+(?:have\s+)?(?:learnt|learned|know)\s+to\s+)?"
+    r"(?:answer|complete|solve|do|work\s+out|read|choose|fill\s+in|simplify|calculate|compute|evaluate|factori[sz]e)"
     r"\b[^?]{0,30}\bthe\s+following\b[^?]{0,25}"
     r"|choose\s+the\s+(?:best|correct|right)\s+answers?(?:\s+for\s+each\s+question)?"
+    r"|read\s+the\s+(?:questions|problems)\s+(?:below|that\s+follow)(?:\s+and\s+answer\s+(?:them|each(?:\s+one)?))?"
     r"|(?:answer|complete|do|try)\s+(?:these|the|all\s+(?:of\s+)?(?:these|the))\s+questions(?:\s+below)?"
     r"|(?:answer|attempt)\s+all\s+(?:the\s+)?questions\b[^?]{0,30}|show\s+all\s+(?:of\s+)?your\s+work(?:ing)?\b[^?]{0,20}"
     r"|(?:short|long)[\s-]+answer(?:\s+questions)?|multiple[\s-]+choice(?:\s+questions)?)))"

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from appliance.ocr.blocks import BlockParams, find_blocks, margin_letters
+from appliance.ocr.blocks import BlockParams, find_blocks, margin_letters, wraps_lead_in
 from appliance.ocr.layout import TextBox
 from appliance.ocr.page import arrange_page
 
@@ -497,3 +497,20 @@ def test_a_formula_part_keeps_the_rest_of_its_formula(below):
     rows = [("解下列方程组：", 200), ("(1) x + y = 10", 200), (below, 120), ("(2) 2x + y = 7", 200)]
     texts = [b.text for b in find_blocks(column(rows, 400, x=40), SIZE)]
     assert f"(1) x + y = 10 {below}" in texts
+
+
+@pytest.mark.parametrize("framed", [0, 1])
+def test_a_lead_in_wrapped_onto_two_rows_leads_in_to_its_parts(framed):
+    # "2. Use what you have learnt to answer the" ⏎ "following.": (a) and (b) are problems of their own
+    questions = ["计算：sin 60° + cos 30°", "Solve the inequality: 3x - 5 > 7."]
+    rows = [("1. 一辆汽车2小时行驶了120千米，它的平均速度是多少千米/时？", 900),
+            ("2. Use what you have learnt to answer the", 620), ("following.", 140), ("(a) " + questions[0], 420),
+            ("(b) " + questions[1], 520), ("3. Find the slope of the line passing through (1, 2) and (3, 6).", 900)]
+    layout = arrange_page(column(rows, 480 - (3 + framed) * PITCH - 17, x=40), SIZE)
+    assert layout.text == questions[framed]
+
+
+def test_a_row_that_only_with_the_next_reads_as_a_lead_in_wraps_it():
+    assert wraps_lead_in("2. Use what you have learnt to answer the", "following.")
+    assert not wraps_lead_in("Answer the following questions.", "(1) What is 3 + 4?")
+    assert not wraps_lead_in("2. Use what you have learnt to answer the", "(1) following.")

@@ -443,7 +443,9 @@ def test_a_signed_score_after_the_question_mark_is_no_part_of_it():
                                   "1) Answer the following questions.", "Section 6: Choose the best answer.",
                                   "Part II Short answer questions", "Complete the following sentences:",
                                   "11 Answer these questions.", "Answer the questions below:", "12. 根据所学知识回答：",
-                                  "第2题 请回答：", "10、按要求作答。", "根据题目要求作答：", "请按要求完成", "6. 按要求改写句子。"])
+                                  "第2题 请回答：", "10、按要求作答。", "根据题目要求作答：", "请按要求完成", "6. 按要求改写句子。",
+                                  "(4)结合所学知识,回答下列问题。(11分)", "例21 阅读下列问题，并分别作答。(6分)",
+                                  "Use what you have learnt to answer the following.", "Read the questions below and answer them."])
 def test_a_lead_in_to_the_parts_below_is_a_header(line):
     assert is_lead_in(line) and is_header(line)
 
@@ -451,7 +453,8 @@ def test_a_lead_in_to_the_parts_below_is_a_header(line):
 @pytest.mark.parametrize("line", ["下列物质中属于纯净物的是（ ）", "下列各题中哪个是正确的？", "用下列方法解方程：x² = 4",
                                   "Which of the following is a metal?", "Answer the following question: what is 2 + 3?",
                                   "Choose the correct word: He ___ to school.", "Answer these questions about the poem above.",
-                                  "根据所学知识回答：秦朝建立于哪一年？"])
+                                  "根据所学知识回答：秦朝建立于哪一年？", "Read the passage below and answer the questions.",
+                                  "小明说，下列说法正确的是哪个？"])
 def test_a_problem_that_speaks_of_what_follows_is_no_lead_in(line):
     assert not is_lead_in(line) and not is_header(line)
 
