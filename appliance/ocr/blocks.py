@@ -393,9 +393,29 @@ def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) ->
         # the column's side matters only to the paragraph rule, of blocks without labels
         right = block.bounds[2] if _printed_label(block) else _column_right(block, blocks)
         in_turn = _next_in_turn(block, block, blocks[i + 1:])  # no number lost below it
+        if _label_over_problems(block, _column_right(block, blocks) - params.paragraph_room * unit):
+            split.append(Block(block.rows[:1], True, False, touches_edge(block.rows[:1])))
+            block, right = Block(block.rows[1:], False, False, touches_edge(block.rows[1:])), _column_right(block, blocks)
         for piece in _formula_part_apart(block):
             split.extend(_split_at_gaps(piece, least, params.lost_number_pitch, params.paragraph_room, right, in_turn))
     return split
+
+
+#: A label alone on its row over at least this many problems printed without labels heads
+#: them all (:func:`_label_over_problems`).
+PROBLEMS_UNDER_LABEL = 3
+
+
+def _label_over_problems(block: Block, edge: float) -> bool:
+    """The block's first row is a label alone (「第一题（4分）」) over rows that end paragraphs
+    as problems printed without labels do (:func:`_paragraph_ends`), at least
+    ``PROBLEMS_UNDER_LABEL`` of them: the label heads a group of problems, not one problem
+    of several paragraphs."""
+    rows = block.rows[1:]
+    if not block.numbered or len(rows) < PROBLEMS_UNDER_LABEL or not is_number_alone(block.rows[0].text):
+        return False
+    ends = sum(_paragraph_ends(rows[:i], rows[i:i + 2], edge) for i in range(1, len(rows)))
+    return ends + 1 >= PROBLEMS_UNDER_LABEL
 
 
 # A part that is a formula alone ("(2) x/2 + 8 = 7" under 「解下列方程：」): digits, letters

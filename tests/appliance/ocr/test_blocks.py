@@ -514,3 +514,19 @@ def test_a_row_that_only_with_the_next_reads_as_a_lead_in_wraps_it():
     assert wraps_lead_in("2. Use what you have learnt to answer the", "following.")
     assert not wraps_lead_in("Answer the following questions.", "(1) What is 3 + 4?")
     assert not wraps_lead_in("2. Use what you have learnt to answer the", "(1) following.")
+
+
+def test_a_label_alone_over_problems_without_labels_heads_them_all():
+    rows = [("第一题（4分）", 200), ("一个正方体的棱长是4厘米，它的体积是多少立方厘米？", 760), ("解方程组：x + y = 10，x - y = 2", 420),
+            ("解方程：2x + 3 = 11", 300), ("已知集合 A = {1, 2, 3}，B = {2, 3, 4}，求 A ∪ B。", 640),
+            ("一个圆的半径是3厘米，它的面积是多少平方厘米？（π取3.14）", 820), ("计算：3/4 - 1/6", 240)]
+    layout = arrange_page(column(rows, 480 - 4 * PITCH - 17, x=40), SIZE)
+    assert layout.text == "已知集合 A = {1, 2, 3}，B = {2, 3, 4}，求 A ∪ B。"
+
+
+@pytest.mark.parametrize("label", ["第一题（5分）", "第3题（5分）"])
+def test_a_label_alone_over_one_problem_of_two_questions_keeps_it_whole(label):
+    body = ["西汉建立于哪一年？", "建立者是谁？"]  # one problem that asks twice
+    rows = [(label, 200), (body[0], 480), (body[1], 600), ("第二题（5分）", 200), ("解不等式：3x - 5 > 7", 320)]
+    texts = [b.text for b in find_blocks(column(rows, 400, x=40), SIZE)]
+    assert any(t.endswith("".join(body)) for t in texts)
