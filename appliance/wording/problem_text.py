@@ -70,7 +70,7 @@ _CUT_LATIN = (r"(?:(?:u?estion|r?oblem|x?ercise|xample)\s*\d{1,3}\s*[.:：)](?=\
               r"|[A-Za-z]{2,8}\s?\d{1,3}\s?[.．:：]\s?(?=[\u4e00-\u9fff《“「]))")
 # A part's letter ("a)" "(b)"): the problems under a lead-in (:func:`is_lead_in`) are
 # lettered on some sheets.
-_LETTER_PART = r"(?:[（(]\s*[a-h]\s*[)）]|[a-h]\s*[)）])(?=\s*[A-Z\u4e00-\u9fff])"
+_LETTER_PART = r"(?:[√✓✔]\s*)?(?:[（(]\s*[a-h]\s*[)）]|[a-h]\s*[)）])[.．]?(?=\s*[A-Z\u4e00-\u9fff])"
 # The leading spaces are taken at once (possessive): no label starts with a space, and a
 # lookahead in a label (a score note after it) would otherwise scan a long run of spaces
 # again from each of its starts.

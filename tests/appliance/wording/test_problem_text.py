@@ -3,7 +3,7 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
+from appliance.wording.problem_text import (PART, breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
                                             cut_score_note, finishes, is_hint, label_near, label_number, page_label_styles, styled_label, starts_answer, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
                                             is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_how_to_answer, without_sum_at_end, without_working, is_margin_sum)
@@ -961,3 +961,10 @@ def test_a_sum_written_after_chinese_words_is_cut_off_and_a_printed_one_is_not(l
                                                  ("The ratio is", "3:4", False)])
 def test_a_sum_in_a_box_of_its_own_after_words_is_the_students(before, piece, margin):
     assert is_margin_sum(before, piece) is margin
+
+
+@pytest.mark.parametrize("line", ["b). What is the sum of the interior angles of a pentagon?", "√c) 计算：sin 30° + cos 60°",
+                                  "✓ (d) 求 log₂8 的值。"])
+def test_a_lettered_part_read_with_a_stray_dot_or_a_tick_before_it_is_a_part(line):
+    assert PART.match(line) and strip_number(line) in ("What is the sum of the interior angles of a pentagon?",
+                                                       "计算：sin 30° + cos 60°", "求 log₂8 的值。")
