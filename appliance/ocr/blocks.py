@@ -390,15 +390,34 @@ def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) ->
         if block.header:
             split.append(block)
             continue
-        # the column's side matters only to the paragraph rule, of blocks without labels
-        right = block.bounds[2] if _printed_label(block) else _column_right(block, blocks)
+        # the column's side matters only to the paragraph rule, of blocks without labels (and
+        # of a lead-in's parts: each is a problem, and one whose label was lost reads on into it)
+        labelled = _printed_label(block) and not (_part_label(block.rows[0].text) and _below_lead_in(blocks[:i]))
+        right = block.bounds[2] if labelled else _column_right(block, blocks)
         in_turn = _next_in_turn(block, block, blocks[i + 1:])  # no number lost below it
         if _label_over_problems(block, _column_right(block, blocks) - params.paragraph_room * unit):
             split.append(Block(block.rows[:1], True, False, touches_edge(block.rows[:1])))
             block, right = Block(block.rows[1:], False, False, touches_edge(block.rows[1:])), _column_right(block, blocks)
         for piece in _formula_part_apart(block):
-            split.extend(_split_at_gaps(piece, least, params.lost_number_pitch, params.paragraph_room, right, in_turn))
+            split.extend(_split_at_gaps(piece, least, params.lost_number_pitch, params.paragraph_room, right, in_turn,
+                                        labelled and _printed_label(piece)))
     return split
+
+
+def _below_lead_in(blocks: list[Block]) -> bool:
+    """The last header of ``blocks`` is a lead-in (「结合所学知识，回答下列问题。」) and only its
+    parts ("(1)", ①, "a)") came after it."""
+    for block in reversed(blocks):
+        if block.header:
+            return is_lead_in(block.rows[0].text) or len(block.rows) > 1 and is_lead_in(" ".join(r.text for r in block.rows))
+        if block.numbered and not _part_label(block.rows[0].text):
+            return False
+    return False
+
+
+def _part_label(line: str) -> bool:
+    """The line starts with a part's label: "(2)", "b)", ②."""
+    return PART.match(line) is not None or ringed_number(line) > 0
 
 
 #: A label alone on its row over at least this many problems printed without labels heads
@@ -539,9 +558,11 @@ def _first_word(row: Row) -> float:
 
 
 def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, right: float,
-                   in_turn: bool = False) -> list[Block]:
+                   in_turn: bool = False, labelled: bool | None = None) -> list[Block]:
     """``in_turn``: problem n + 1 comes next below, so no number was lost: a gap parts only a
-    problem of its own from n (:func:`goes_on`)."""
+    problem of its own from n (:func:`goes_on`). ``labelled``: the block starts with a label
+    that parts it from the next problem, so its paragraphs do not (None: it has a printed label)."""
+    labelled = _printed_label(block) if labelled is None else labelled
     pitches = [_pitch(a, b) for a, b in zip(block.rows, block.rows[1:])]
     room *= statistics.median(r.height for r in block.rows)
     farther = pitch_share * statistics.median(pitches) if len(pitches) >= 3 else math.inf
@@ -553,7 +574,7 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, 
         finished = ends_sentence(stem) or ends_formula(stem)
         spaced = (row.top - above.bottom >= least or _pitch(above, row) >= farther) and finished and not (
             in_turn and goes_on(" ".join(r.text for r in parts[-1]), block.rows[i:]))
-        spaced = spaced or (not _printed_label(block) and _paragraph_ends(parts[-1], block.rows[i:i + 2], right - room))
+        spaced = spaced or (not labelled and _paragraph_ends(parts[-1], block.rows[i:i + 2], right - room))
         spaced = spaced or (finished and (above.cell or row.cell))  # each problem of a row set side by side ends there
         # its options, its (1), or a table between it and its (1)
         parts_of_it = is_options(row.text) or starts_sub_questions(row.text) or table_before_parts(r.text for r in block.rows[i:])

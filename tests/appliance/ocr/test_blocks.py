@@ -530,3 +530,26 @@ def test_a_label_alone_over_one_problem_of_two_questions_keeps_it_whole(label):
     rows = [(label, 200), (body[0], 480), (body[1], 600), ("第二题（5分）", 200), ("解不等式：3x - 5 > 7", 320)]
     texts = [b.text for b in find_blocks(column(rows, 400, x=40), SIZE)]
     assert any(t.endswith("".join(body)) for t in texts)
+
+
+@pytest.mark.parametrize("labels", [("①", "②"), ("(a)", "(b)"), ("(1)", "(2)")])
+def test_a_lead_ins_part_whose_label_was_lost_is_parted_from_the_part_above(labels):
+    # the third part's label was ringed and not read: it starts after the second part's sentence
+    rows = [("10、按要求作答。", 240), (f"{labels[0]}一个正方体的棱长是4厘米，它的体积是多少立方厘米？", 900),
+            (f"{labels[1]}一个直角三角形的两条直角边分别是3和4，求斜边的长。", 880),
+            ("一辆汽车2小时行驶了120千米，它的平均速度是多少千米/时？", 860), ("11、先化简，再求值：(x+8)² - x(x-6)，其中x=6。", 900)]
+    layout = arrange_page(column(rows, 480 - 3 * PITCH - 17, x=40), SIZE)
+    assert layout.text == "一辆汽车2小时行驶了120千米，它的平均速度是多少千米/时？"
+
+
+def test_a_part_under_a_lead_in_keeps_its_question_under_a_stem_of_givens():
+    rows = [("10、按要求作答。", 240), ("① 一个物体的质量是2 kg，速度是3 m/s。", 520), ("它的动能是多少？", 260),
+            ("② 秦朝灭亡于哪一年？", 420)]
+    texts = [b.text for b in find_blocks(column(rows, 400, x=40), SIZE)]
+    assert "① 一个物体的质量是2 kg，速度是3 m/s。它的动能是多少？" in texts
+
+
+def test_a_problem_numbered_in_brackets_on_a_page_without_lead_in_keeps_its_second_question():
+    rows = [("(6) 秦朝灭亡于哪一年？", 420), ("(7) 西汉建立于哪一年？", 420), ("建立者是谁？", 260), ("(8) 五四运动发生在哪一年？", 420)]
+    texts = [b.text for b in find_blocks(column(rows, 400, x=40), SIZE)]
+    assert "(7) 西汉建立于哪一年？建立者是谁？" in texts
