@@ -165,7 +165,7 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
         gutters = page_gutters(print_boxes or boxes, unit, params)
     kept = [part for box in kept for part in parted_at_gutter(box, gutters)]
     regions = xy_cut(kept, unit, params, gutters)
-    lines = [merge_row(row)[0].text for r in regions for row in group_rows(r)]
+    lines = with_lost_brackets([merge_row(row)[0].text for r in regions for row in group_rows(r)])
     bracketed = [n for n in map(bracketed_number, lines) if n is not None]
     sub_questions_start = brackets_number_problems(top_level_count(lines), bracketed)
     styles = page_label_styles(lines)
@@ -183,6 +183,20 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     for split in (split_off_answer, split_off_working_above, split_off_figure):
         blocks = [part for block in blocks for part in split(block)]
     return blocks
+
+
+_HALF_BRACKETED = re.compile(r"^\s*(\d{1,2})\s*[)）]")
+
+
+def with_lost_brackets(lines: list[str]) -> list[str]:
+    """The page's lines, "2)" read as "(2)" where the page's bracketed numbers hold 1 or 3:
+    a ring drawn round "(2)" took its opening bracket (how the page numbers its problems is
+    judged on these lines)."""
+    numbers = {n for n in map(bracketed_number, lines) if n is not None}
+    def whole(line: str) -> str:
+        match = _HALF_BRACKETED.match(line)
+        return f"({line.lstrip()}" if match and {int(match[1]) - 1, int(match[1]) + 1} & numbers else line
+    return [whole(line) for line in lines]
 
 
 def cell_rows(boxes: list[TextBox], size: tuple[int, int], unit: float, params: BlockParams) -> list[Row]:

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from appliance.ocr.blocks import BlockParams, find_blocks, margin_letters, wraps_lead_in
+from appliance.ocr.blocks import BlockParams, find_blocks, margin_letters, with_lost_brackets, wraps_lead_in
 from appliance.ocr.layout import TextBox
 from appliance.ocr.page import arrange_page
 
@@ -553,3 +553,17 @@ def test_a_problem_numbered_in_brackets_on_a_page_without_lead_in_keeps_its_seco
     rows = [("(6) 秦朝灭亡于哪一年？", 420), ("(7) 西汉建立于哪一年？", 420), ("建立者是谁？", 260), ("(8) 五四运动发生在哪一年？", 420)]
     texts = [b.text for b in find_blocks(column(rows, 400, x=40), SIZE)]
     assert "(7) 西汉建立于哪一年？建立者是谁？" in texts
+
+
+def test_a_bracketed_number_that_lost_its_opening_bracket_numbers_a_problem_like_the_others():
+    # the student ringed "(2)", read "2)": the page still numbers its problems (1), (2), (3)…
+    rows = [("Answer ALL questions.", 300), ("(1) (4 marks) 一辆汽车2小时行驶了120千米，它的平均速度是多少千米/时？", 1000),
+            ("2) (2 marks) What is the sum of the interior angles of a hexagon?", 900), ("(3) (3 marks) 解方程：x² - 5x + 6 = 0", 560),
+            ("(4) (7 marks) 计算：3/4 - 1/6", 420), ("(5) (2 marks) 求 log₂8 的值。", 400)]
+    layout = arrange_page(column(rows, 480 - 2 * PITCH - 17, x=40), SIZE)
+    assert layout.text == "What is the sum of the interior angles of a hexagon?"
+
+
+def test_a_number_with_a_closing_bracket_alone_is_taken_for_a_bracketed_one_only_beside_its_neighbours():
+    assert with_lost_brackets(["(1) a", "2) b", "(3) c"]) == ["(1) a", "(2) b", "(3) c"]
+    assert with_lost_brackets(["(5) a", "2) b", "(6) c"]) == ["(5) a", "2) b", "(6) c"]
