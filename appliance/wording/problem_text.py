@@ -570,7 +570,10 @@ def reads_as_figures(line: str) -> bool:
 def _figures_row(line: str) -> bool:
     """A row of a table: figures, with one label or unit at most ("t/s 63 54")."""
     words = line.split()
-    return len(words) >= 2 and sum(any(c.isdigit() for c in w) for w in words) >= len(words) - 1
+    # a figure with its unit at most ("0.5", "10m/s"): not words of a sentence round a number
+    # (「…电压是6 V，通过它的电流是」 has two "words")
+    figures = sum(any(c.isdigit() for c in w) and sum(c.isalpha() for c in w) <= 3 for w in words)
+    return len(words) >= 2 and figures >= len(words) - 1
 
 
 def part_number(line: str) -> int | None:

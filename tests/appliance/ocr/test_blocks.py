@@ -567,3 +567,10 @@ def test_a_bracketed_number_that_lost_its_opening_bracket_numbers_a_problem_like
 def test_a_number_with_a_closing_bracket_alone_is_taken_for_a_bracketed_one_only_beside_its_neighbours():
     assert with_lost_brackets(["(1) a", "2) b", "(3) c"]) == ["(1) a", "(2) b", "(3) c"]
     assert with_lost_brackets(["(5) a", "2) b", "(6) c"]) == ["(5) a", "2) b", "(6) c"]
+
+
+def test_a_problem_wrapped_after_a_figure_and_its_unit_is_one_problem():
+    rows = [("第七题（9分）", 200), ("一个定值电阻两端的电压是6 V，通过它的电流是", 900), ("0.3 A，求这个电阻的阻值。", 420),
+            ("第八题（5分）", 200), ("两个阻值都是10Ω的电阻串联，总电阻是多少？", 800)]
+    layout = arrange_page(column(rows, 480 - 2 * PITCH - 17, x=40), SIZE)
+    assert layout.text == "一个定值电阻两端的电压是6 V，通过它的电流是0.3 A，求这个电阻的阻值。"

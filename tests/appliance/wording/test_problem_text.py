@@ -968,3 +968,13 @@ def test_a_sum_in_a_box_of_its_own_after_words_is_the_students(before, piece, ma
 def test_a_lettered_part_read_with_a_stray_dot_or_a_tick_before_it_is_a_part(line):
     assert PART.match(line) and strip_number(line) in ("What is the sum of the interior angles of a pentagon?",
                                                        "计算：sin 30° + cos 60°", "求 log₂8 的值。")
+
+
+@pytest.mark.parametrize("line", ["一个定值电阻两端的电压是6 V，通过它的电流是", "一个标有“220 V 100 W”的灯泡正常工作"])
+def test_a_sentence_round_a_figure_and_its_unit_is_no_row_of_figures(line):
+    assert not reads_as_figures(line)
+
+
+@pytest.mark.parametrize("line", ["0.5 mol 20 25", "t/s 63 54", "时间/秒 63 54", "10m/s 20m/s 30m/s"])
+def test_figures_with_one_label_or_their_units_are_a_row_of_figures(line):
+    assert reads_as_figures(line)
