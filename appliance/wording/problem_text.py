@@ -33,8 +33,10 @@ _CIRCLED = (r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]"
 _NTH = (rf"(?:[【\[]\s*(?:第\s*)?\d{{1,3}}\s*(?:小)?题\s*[】\]]|(?:第\s*[{CN_DIGITS}\d]+|[第笔弟苐]?\s*\d{{1,3}})\s*(?:小)?题\s*[.．、:：]?"
         rf"|第\s*\d{{1,3}}(?=\s+[A-Z])|(?:问题|习题|题)\s*\d{{1,3}}(?![\d\s]*分)\s*[.．、:：]?)")
 _EXAMPLE = r"例\s*\d{1,3}\s*[.．、:：]?"
-_LATIN = (r"(?:[（(]?(?:Qu(?:es)?\.?|Qn\.?|Q\.?|Question|Problem|Exercise|Example|Task|Activity|Item|Ex[.,，]?|No\.?|\#)\s*\#?\s*\d{1,3}(?:\.\d{1,2}(?=\s|$|[\u4e00-\u9fff]))?[)）]?"
-          r"(?:\s+of\s+\d{1,3})?\s*(?:[.:：)]|[-–—](?=\s))?|Ex\.(?=\s*[\u3400-\u9fff]))")
+_LATIN = (r"(?:[（(]?(?:Qu(?:es)?\.?|Qn\.?|Q\.?|Quest[il1]?on|Problem|Exercise|Example|Task|Activity|Item|Ex[.,，]?|No\.?|\#)\s*\#?\s*\d{1,3}(?:\.\d{1,2}(?=\s|$|[\u4e00-\u9fff]))?[)）]?"
+          r"(?:\s+of\s+\d{1,3})?\s*(?:[.:：)]|[-–—](?=\s))?|Ex\.(?=\s*[\u3400-\u9fff])"
+          # "Question" whose number a ring took, before the problem's first word
+          r"|Question(?=\s+(?:[A-Z][a-z]|[\u4e00-\u9fff])))")
 # After a Latin label: a space, the end, punctuation, Chinese text run on ("Q24一个…"), or
 # after its number a capitalised word the space was lost before ("Q17Fill in…").
 _AFTER_LATIN = r"(?=\s|$|[^\w]|[\u3400-\u9fff]|(?<=\d)[A-Z][a-z])"

@@ -978,3 +978,14 @@ def test_a_sentence_round_a_figure_and_its_unit_is_no_row_of_figures(line):
 @pytest.mark.parametrize("line", ["0.5 mol 20 25", "t/s 63 54", "时间/秒 63 54", "10m/s 20m/s 30m/s"])
 def test_figures_with_one_label_or_their_units_are_a_row_of_figures(line):
     assert reads_as_figures(line)
+
+
+@pytest.mark.parametrize(("line", "problem"), [("Question What is the basic unit of life?", "What is the basic unit of life?"),
+                                               ("Queston 7 How many moles of water are there?", "How many moles of water are there?"),
+                                               ("Questlon 12 秦朝建立于哪一年？", "秦朝建立于哪一年？")])
+def test_a_question_label_misread_or_without_its_number_is_no_part_of_the_problem(line, problem):
+    assert strip_number(line) == problem
+
+
+def test_questions_as_a_word_is_no_label():
+    assert strip_number("Questions about the poem: who wrote it?") == "Questions about the poem: who wrote it?"
