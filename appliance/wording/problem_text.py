@@ -32,7 +32,8 @@ _CIRCLED = (r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]"
 # 「第3题」, also when the recogniser lost or misread 第 before an Arabic number: 「3题」 「笔3题」.
 _NTH = (rf"(?:[【\[]\s*(?:第\s*)?\d{{1,3}}\s*(?:小)?题\s*[】\]]|(?:第\s*[{CN_DIGITS}\d]+|[第笔弟苐]?\s*\d{{1,3}})\s*(?:小)?题\s*[.．、:：]?"
         rf"|第\s*\d{{1,3}}(?=\s+[A-Z])|(?:问题|习题|题)\s*\d{{1,3}}(?![\d\s]*分)\s*[.．、:：]?)")
-_EXAMPLE = r"例\s*\d{1,3}\s*[.．、:：]?"
+# (after a tick the student drew before it: 「√例11 秦朝…」)
+_EXAMPLE = r"(?:[√✓✔]\s*)?例\s*\d{1,3}\s*[.．、:：]?"
 _LATIN = (r"(?:[（(]?(?:Qu(?:es)?\.?|Qn\.?|Q\.?|Quest[il1]?on|Problem|Exercise|Example|Task|Activity|Item|Ex[.,，]?|No\.?|\#)\s*\#?\s*\d{1,3}(?:\.\d{1,2}(?=\s|$|[\u4e00-\u9fff]))?[)）]?"
           r"(?:\s+of\s+\d{1,3})?\s*(?:[.:：)]|[-–—](?=\s))?|Ex\.(?=\s*[\u3400-\u9fff])"
           # "Question" whose number a ring took, before the problem's first word

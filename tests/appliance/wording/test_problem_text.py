@@ -989,3 +989,8 @@ def test_a_question_label_misread_or_without_its_number_is_no_part_of_the_proble
 
 def test_questions_as_a_word_is_no_label():
     assert strip_number("Questions about the poem: who wrote it?") == "Questions about the poem: who wrote it?"
+
+
+def test_a_tick_before_an_example_label_goes_with_the_label():
+    assert strip_number("√例11 秦朝建立于哪一年？") == "秦朝建立于哪一年？"
+    assert strip_number("√3 + 1 = ?") == "√3 + 1 = ?"
