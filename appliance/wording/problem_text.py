@@ -442,6 +442,29 @@ _CHOSEN_OPTION = re.compile(r"^\s*[A-DＡ-Ｄ]\s*$")
 _SHORT_ANSWER = re.compile(r"^\s*(?![写求说列画计解判比选填指简举试请用并])[\u4e00-\u9fff]{1,4}\s*$")
 
 
+# A few words or figures written right after a question, with no sentence end of their own
+# (「…现价是多少元？价差150」, "…of the cell\"? The mito"): not an instruction nor a second question.
+_WRITTEN_ANSWER = re.compile(r"^\s*(?![写求说列画计解判比选填指简举试请用并])[\w\u4e00-\u9fff][\w\u4e00-\u9fff ]{0,11}$")
+
+
+def _written_answer(rest: str) -> bool:
+    return _WRITTEN_ANSWER.match(rest) is not None and not reads_as_question(rest) and _MARKS.match(rest) is None
+
+
+# Marks printed after the question: "7 marks", 「5分」 (a score note, no student's writing).
+_MARKS = re.compile(r"^\s*\d{1,3}\s*(?:marks?|points?|pts?|分)\s*$", re.IGNORECASE)
+
+
+# The options in a bracket at the question's end ("(go / goes / went)"), and after it the one
+# the student wrote ("… went").
+_OPTIONS_BRACKET = re.compile(r"[（(]([^()（）]*/[^()（）]*)[)）]$")
+
+
+def _one_of_the_options(text: str, rest: str) -> bool:
+    options = _OPTIONS_BRACKET.search(text)
+    return options is not None and rest.strip().lower() in {o.strip().lower() for o in options[1].split("/")}
+
+
 # An equation to solve with its solution written after it in the same line: 「解方程：2x + 3 = 13
 # x = 5」, "Solve: 3x - 5 = 7 x = 4" (the second "=" after the equation's own).
 _SOLVED = re.compile(r"^(\s*(?:解方程|(?i:solve)\b)[^=＝]*[=＝][^=＝]*?[\d)])\s+[A-Za-z]\s*[=＝]\s*-?[\d./]+\s*$")
@@ -476,7 +499,8 @@ def without_working(text: str) -> str:
         return text
     decimal = text[end] == "." and not rest[:1].isspace()  # 3.14, not "…2010. 5"
     chosen = text[end] in "?？" and (_CHOSEN_OPTION.match(rest) or _SHORT_ANSWER.match(rest)) is not None \
-        or text[end] == "。" and _CHOSEN_OPTION.match(rest) is not None  # 「…求A∪B。B」
+        or text[end] == "。" and _CHOSEN_OPTION.match(rest) is not None \
+        or text[end] in "?？" and _written_answer(rest) or text[end] in ")）" and _one_of_the_options(text[:end + 1], rest)
     written = reads_as_working(rest) or chosen or (not decimal and _BARE_ANSWER.match(rest) is not None)
     return text[:end + 1] if written else text
 

@@ -994,3 +994,19 @@ def test_questions_as_a_word_is_no_label():
 def test_a_tick_before_an_example_label_goes_with_the_label():
     assert strip_number("√例11 秦朝建立于哪一年？") == "秦朝建立于哪一年？"
     assert strip_number("√3 + 1 = ?") == "√3 + 1 = ?"
+
+
+@pytest.mark.parametrize(("line", "problem"), [
+    ("一件商品原价200元，打七五折出售，现价是多少元？价差150", "一件商品原价200元，打七五折出售，现价是多少元？"),
+    ("Which organelle is known as the \"powerhouse of the cell\"? The mito", "Which organelle is known as the \"powerhouse of the cell\"?"),
+    ("Choose the correct word: He ___ to school by bike yesterday. (go / goes / went) went",
+     "Choose the correct word: He ___ to school by bike yesterday. (go / goes / went)")])
+def test_a_students_answer_written_after_the_question_is_no_part_of_it(line, problem):
+    assert without_working(line) == problem
+
+
+@pytest.mark.parametrize("line", ["世界最高峰是哪座山峰？它的海拔是多少", "What is x? Explain why",
+                                  "Choose the correct word: He ___ to school. (go / goes / went)",
+                                  "Choose the correct word: He ___ to school. (go / goes / went) yesterday"])
+def test_a_second_question_or_the_problems_own_words_after_its_end_stay(line):
+    assert without_working(line) == line
