@@ -36,7 +36,7 @@ from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVE
                                             label_near, reads_as_figures,
                                             is_lone_letter, is_options_or_data, is_score_only, numbered_in_turn, is_scribble, is_section_label, is_signed_score, is_margin_sum, is_stray, label_number, page_label_styles, styled_label, without_sum_at_end,
                                             reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
-                                            next_own_style_part, ringed_number, starts_problem, table_before_parts, top_level_count, starts_sub_questions, stem_asks, strip_number, strip_ticks,
+                                            next_own_style_part, ringed_number, starts_part, starts_problem, is_formula_alone, with_lost_brackets, wraps_lead_in, table_before_parts, top_level_count, starts_sub_questions, stem_asks, strip_number, strip_ticks,
                                             without_working)
 
 #: Column gutters of a page: (x from, x to) of each, left to right, on the levelled page
@@ -183,20 +183,6 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     for split in (split_off_answer, split_off_working_above, split_off_figure):
         blocks = [part for block in blocks for part in split(block)]
     return blocks
-
-
-_HALF_BRACKETED = re.compile(r"^\s*(\d{1,2})\s*[)）]")
-
-
-def with_lost_brackets(lines: list[str]) -> list[str]:
-    """The page's lines, "2)" read as "(2)" where the page's bracketed numbers hold 1 or 3:
-    a ring drawn round "(2)" took its opening bracket (how the page numbers its problems is
-    judged on these lines)."""
-    numbers = {n for n in map(bracketed_number, lines) if n is not None}
-    def whole(line: str) -> str:
-        match = _HALF_BRACKETED.match(line)
-        return f"({line.lstrip()}" if match and {int(match[1]) - 1, int(match[1]) + 1} & numbers else line
-    return [whole(line) for line in lines]
 
 
 def cell_rows(boxes: list[TextBox], size: tuple[int, int], unit: float, params: BlockParams) -> list[Row]:
@@ -406,7 +392,7 @@ def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) ->
             continue
         # the column's side matters only to the paragraph rule, of blocks without labels (and
         # of a lead-in's parts: each is a problem, and one whose label was lost reads on into it)
-        labelled = _printed_label(block) and not (_part_label(block.rows[0].text) and _below_lead_in(blocks[:i]))
+        labelled = _printed_label(block) and not (starts_part(block.rows[0].text) and _below_lead_in(blocks[:i]))
         right = block.bounds[2] if labelled else _column_right(block, blocks)
         in_turn = _next_in_turn(block, block, blocks[i + 1:])  # no number lost below it
         if _label_over_problems(block, _column_right(block, blocks) - params.paragraph_room * unit):
@@ -424,14 +410,9 @@ def _below_lead_in(blocks: list[Block]) -> bool:
     for block in reversed(blocks):
         if block.header:
             return is_lead_in(block.rows[0].text) or len(block.rows) > 1 and is_lead_in(" ".join(r.text for r in block.rows))
-        if block.numbered and not _part_label(block.rows[0].text):
+        if block.numbered and not starts_part(block.rows[0].text):
             return False
     return False
-
-
-def _part_label(line: str) -> bool:
-    """The line starts with a part's label: "(2)", "b)", ②."""
-    return PART.match(line) is not None or ringed_number(line) > 0
 
 
 #: A label alone on its row over at least this many problems printed without labels heads
@@ -451,18 +432,13 @@ def _label_over_problems(block: Block, edge: float) -> bool:
     return ends + 1 >= PROBLEMS_UNDER_LABEL
 
 
-# A part that is a formula alone ("(2) x/2 + 8 = 7" under 「解下列方程：」): digits, letters
-# standing alone or in twos ("sin" and "log" in threes), operators and brackets.
-_FORMULA_ALONE = re.compile(r"^(?:[\s\d.+\-−×÷*/=<>≤≥≠()（）\[\]{}²³√π^,，:：]|(?<![A-Za-z])(?:[A-Za-z]{1,2}|sin|cos|tan|log)(?![A-Za-z]))+$")
-
-
 def _formula_part_apart(block: Block) -> list[Block]:
     """A part that is a formula alone, as the last of a lead-in's (「解下列方程：」 ⏎ "(2) x/2 +
     8 = 7"), is whole on its row: rows after it that ask or set a task of their own
     (「计算：3/4 + 1/6」) are problems printed without labels, parted as such."""
     first = block.rows[0].text
     label = PART.match(first)
-    if label is None or len(block.rows) < 2 or _FORMULA_ALONE.match(first[label.end():]) is None \
+    if label is None or len(block.rows) < 2 or not is_formula_alone(first[label.end():]) \
             or not any(ch in first[label.end():] for ch in "=+-−×÷/<>≤≥"):
         return [block]
     below = block.rows[1].text
@@ -1222,12 +1198,6 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
             led_in = (is_lead_in(row.text) or goes_on_lead_in or header and _label_over_parts(row, rows[i + 1:i + 2])
                       or led_in and not TOP_LEVEL.match(row.text) and not is_header(row.text))
     return [Block(tuple(b), h, n, touches_edge(b)) for b, (h, n) in zip(blocks, kinds)]
-
-
-def wraps_lead_in(line: str, below: str) -> bool:
-    """``line`` is no lead-in alone, but with ``below`` (no label, no part) it is one."""
-    return not is_lead_in(line) and label_number(below) is None and not PART.match(below) \
-        and is_lead_in(f"{line} {below}")
 
 
 def asks(rows: list[Row]) -> bool:

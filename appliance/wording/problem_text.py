@@ -618,6 +618,40 @@ def ringed_number(line: str) -> int:
     return ord(match.group(1)) - 0x245F if match else 0
 
 
+_HALF_BRACKETED = re.compile(r"^\s*(\d{1,2})\s*[)）]")
+
+
+def with_lost_brackets(lines: list[str]) -> list[str]:
+    """The page's lines, "2)" read as "(2)" where the page's bracketed numbers hold 1 or 3:
+    a ring drawn round "(2)" took its opening bracket (how the page numbers its problems is
+    judged on these lines)."""
+    numbers = {n for n in map(bracketed_number, lines) if n is not None}
+    def whole(line: str) -> str:
+        match = _HALF_BRACKETED.match(line)
+        return f"({line.lstrip()}" if match and {int(match[1]) - 1, int(match[1]) + 1} & numbers else line
+    return [whole(line) for line in lines]
+
+
+def wraps_lead_in(line: str, below: str) -> bool:
+    """``line`` is no lead-in alone, but with ``below`` (no label, no part) it is one."""
+    return not is_lead_in(line) and label_number(below) is None and not PART.match(below) \
+        and is_lead_in(f"{line} {below}")
+
+
+def starts_part(line: str) -> bool:
+    """The line starts with a part's label: "(2)", "b)", ②."""
+    return PART.match(line) is not None or ringed_number(line) > 0
+
+
+# A part that is a formula alone ("(2) x/2 + 8 = 7" under 「解下列方程：」): digits, letters
+# standing alone or in twos ("sin" and "log" in threes), operators and brackets.
+_FORMULA_ALONE = re.compile(r"^(?:[\s\d.+\-−×÷*/=<>≤≥≠()（）\[\]{}²³√π^,，:：]|(?<![A-Za-z])(?:[A-Za-z]{1,2}|sin|cos|tan|log)(?![A-Za-z]))+$")
+
+
+def is_formula_alone(text: str) -> bool:
+    return _FORMULA_ALONE.match(text) is not None
+
+
 def next_own_style_part(line: str, part: int, problem: str) -> int:
     """The line's number when it goes on with the sub-questions numbered in a style of their
     own under the problem whose first line is ``problem`` (:func:`part_in_own_style`): 1, or

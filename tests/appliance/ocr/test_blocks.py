@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from appliance.ocr.blocks import BlockParams, find_blocks, margin_letters, with_lost_brackets, wraps_lead_in
+from appliance.ocr.blocks import BlockParams, find_blocks, margin_letters
 from appliance.ocr.layout import TextBox
 from appliance.ocr.page import arrange_page
 
@@ -510,12 +510,6 @@ def test_a_lead_in_wrapped_onto_two_rows_leads_in_to_its_parts(framed):
     assert layout.text == questions[framed]
 
 
-def test_a_row_that_only_with_the_next_reads_as_a_lead_in_wraps_it():
-    assert wraps_lead_in("2. Use what you have learnt to answer the", "following.")
-    assert not wraps_lead_in("Answer the following questions.", "(1) What is 3 + 4?")
-    assert not wraps_lead_in("2. Use what you have learnt to answer the", "(1) following.")
-
-
 def test_a_label_alone_over_problems_without_labels_heads_them_all():
     rows = [("第一题（4分）", 200), ("一个正方体的棱长是4厘米，它的体积是多少立方厘米？", 760), ("解方程组：x + y = 10，x - y = 2", 420),
             ("解方程：2x + 3 = 11", 300), ("已知集合 A = {1, 2, 3}，B = {2, 3, 4}，求 A ∪ B。", 640),
@@ -562,11 +556,6 @@ def test_a_bracketed_number_that_lost_its_opening_bracket_numbers_a_problem_like
             ("(4) (7 marks) 计算：3/4 - 1/6", 420), ("(5) (2 marks) 求 log₂8 的值。", 400)]
     layout = arrange_page(column(rows, 480 - 2 * PITCH - 17, x=40), SIZE)
     assert layout.text == "What is the sum of the interior angles of a hexagon?"
-
-
-def test_a_number_with_a_closing_bracket_alone_is_taken_for_a_bracketed_one_only_beside_its_neighbours():
-    assert with_lost_brackets(["(1) a", "2) b", "(3) c"]) == ["(1) a", "(2) b", "(3) c"]
-    assert with_lost_brackets(["(5) a", "2) b", "(6) c"]) == ["(5) a", "2) b", "(6) c"]
 
 
 def test_a_problem_wrapped_after_a_figure_and_its_unit_is_one_problem():

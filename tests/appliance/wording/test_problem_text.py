@@ -3,7 +3,7 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (PART, breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
+from appliance.wording.problem_text import (PART, with_lost_brackets, wraps_lead_in, breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
                                             cut_score_note, finishes, is_hint, label_near, label_number, page_label_styles, styled_label, starts_answer, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
                                             is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_how_to_answer, without_sum_at_end, without_working, is_margin_sum)
@@ -1010,3 +1010,14 @@ def test_a_students_answer_written_after_the_question_is_no_part_of_it(line, pro
                                   "Choose the correct word: He ___ to school. (go / goes / went) yesterday"])
 def test_a_second_question_or_the_problems_own_words_after_its_end_stay(line):
     assert without_working(line) == line
+
+
+def test_a_row_that_only_with_the_next_reads_as_a_lead_in_wraps_it():
+    assert wraps_lead_in("2. Use what you have learnt to answer the", "following.")
+    assert not wraps_lead_in("Answer the following questions.", "(1) What is 3 + 4?")
+    assert not wraps_lead_in("2. Use what you have learnt to answer the", "(1) following.")
+
+
+def test_a_number_with_a_closing_bracket_alone_is_taken_for_a_bracketed_one_only_beside_its_neighbours():
+    assert with_lost_brackets(["(1) a", "2) b", "(3) c"]) == ["(1) a", "(2) b", "(3) c"]
+    assert with_lost_brackets(["(5) a", "2) b", "(6) c"]) == ["(5) a", "2) b", "(6) c"]
