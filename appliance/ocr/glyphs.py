@@ -452,11 +452,18 @@ def _runs_under_letters(crops: tuple, side: str, row: int, share: float, glyphs:
     own, other = crops
     own_ink = dark(own, share)
     edge = own_ink[:, -glyphs.min_blank_px:] if side == "right" else own_ink[:, :glyphs.min_blank_px][:, ::-1]
-    runs_on = _runs_to_edge(edge, row, from_end=True) and not _after_letters(own_ink if side == "right" else own_ink[:, ::-1], row)
+    runs_on = not _shaded(edge) and _runs_to_edge(edge, row, from_end=True) \
+        and not _after_letters(own_ink if side == "right" else own_ink[:, ::-1], row)
     if other is not None:  # into the next box: under its letters, not on into its blank start
         runs_on = runs_on or _runs_to_edge(dark(other, share)[:, :glyphs.min_blank_px], row, from_end=False,
                                            under_letters=True)
     return runs_on
+
+
+def _shaded(ink: np.ndarray, most: float = 0.9) -> bool:
+    """Dark nearly all over: a shadow across the box's end (the page's paper read as ink
+    there), in which no line can be told from the paper."""
+    return bool(ink.size) and float(ink.mean()) >= most
 
 
 def _runs_to_edge(ink: np.ndarray, row: int, from_end: bool, under_letters: bool = False) -> bool:

@@ -424,3 +424,16 @@ def test_a_cross_drawn_in_the_margin_before_a_rows_blank_does_not_hide_it():
     cross = np.array([[60, 135], [110, 135], [110, 185], [60, 185]], np.float32)
     page[140:170, 70:100:6] = 30
     assert beside(page, [*quads, cross], [*texts, "X"])[1] == "____ apple"
+
+
+def test_a_blank_at_a_rows_end_in_a_shadow_over_the_boxs_end_is_found():
+    # a shadow falls across the end of "He" and the page beyond it: in the box's crop its end
+    # reads dark all over, which is no line running on under the letters
+    page, quads = page_with_boxes()
+    row_end, texts = [quads[0], quads[2]], ["Choose: He", "and more"]
+    page[60:300, 250:900] = 110
+    page[108:130, 254:296:14] = 30  # the box's last letters, in the shadow
+    page[134:137, 308:420] = 20  # the blank after "He"
+    assert beside(page, row_end, texts) == ["Choose: He ____", "and more"]
+    page[134:137, 308:420] = 110  # no blank: the shadow alone
+    assert beside(page, row_end, texts) == texts
