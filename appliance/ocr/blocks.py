@@ -393,11 +393,12 @@ def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) ->
         # the column's side matters only to the paragraph rule, of blocks without labels (and
         # of a lead-in's parts: each is a problem, and one whose label was lost reads on into it)
         labelled = _printed_label(block) and not (starts_part(block.rows[0].text) and _below_lead_in(blocks[:i]))
-        right = block.bounds[2] if labelled else _column_right(block, blocks)
+        column_right = _column_right(block, blocks)
+        right = block.bounds[2] if labelled else column_right
         in_turn = _next_in_turn(block, block, blocks[i + 1:])  # no number lost below it
-        if _label_over_problems(block, _column_right(block, blocks) - params.paragraph_room * unit):
+        if _label_over_problems(block, column_right - params.paragraph_room * unit):
             split.append(Block(block.rows[:1], True, False, touches_edge(block.rows[:1])))
-            block, right = Block(block.rows[1:], False, False, touches_edge(block.rows[1:])), _column_right(block, blocks)
+            block, right = Block(block.rows[1:], False, False, touches_edge(block.rows[1:])), column_right
         for piece in _formula_part_apart(block):
             split.extend(_split_at_gaps(piece, least, params.lost_number_pitch, params.paragraph_room, right, in_turn,
                                         labelled and _printed_label(piece)))
@@ -1153,6 +1154,10 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
     ringed = 0  # the number of the problem above when its run of numbers began with ① (:func:`ringed_number`)
     goes_on_lead_in = False  # the row above is a lead-in's first row, this its last
     for i, row in enumerate(rows):
+        if goes_on_lead_in:  # "following." under "2. Use what you have learnt to answer the"
+            blocks[-1].append(row)
+            goes_on_lead_in = False
+            continue
         sub = next_part(row.text, part, blocks[-1]) if sub_questions_start and blocks and not kinds[-1][0] else 0
         if not sub and blocks and kinds[-1][1] and not (led_in and not part and asks(blocks[-1])):
             # (under a lead-in, "1)" after a problem that asks is the next problem, not its first part)
@@ -1170,10 +1175,6 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
         # Nor is a line that goes on with an English sentence broken after "into" or "the" a
         # header ("Translate into" ⏎ "Chinese: Practice", words of a sheet's title).
         broken = bool(blocks) and not kinds[-1][0] and ends_mid_sentence(blocks[-1][-1].text)
-        if goes_on_lead_in:  # "following." under "2. Use what you have learnt to answer the"
-            blocks[-1].append(row)
-            goes_on_lead_in = False
-            continue
         # a lead-in wrapped onto the next row ("…to answer the" ⏎ "following.")
         goes_on_lead_in = i + 1 < len(rows) and wraps_lead_in(row.text, rows[i + 1].text)
         header = not wrapped and not broken and (starts_answer(row.text) or is_header(row.text) or goes_on_lead_in
@@ -1194,7 +1195,6 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
         part = sub or (0 if numbered or header else part)
         if numbered or header:
             ringed = ringed + 1 if after_ring else ringed_number(row.text) if numbered else 0
-        if numbered or header:
             led_in = (is_lead_in(row.text) or goes_on_lead_in or header and _label_over_parts(row, rows[i + 1:i + 2])
                       or led_in and not TOP_LEVEL.match(row.text) and not is_header(row.text))
     return [Block(tuple(b), h, n, touches_edge(b)) for b, (h, n) in zip(blocks, kinds)]

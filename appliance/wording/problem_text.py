@@ -614,8 +614,8 @@ def ringed_number(line: str) -> int:
     """The number of a line that starts with a circled one (①: 1), else 0. A student who rings
     a problem's "(1)" to show which one they mean makes it read so; the bracketed numbers
     after it, "(2)" and "(3)", then number its neighbours, not its parts."""
-    match = re.match(r"\s*([\u2460-\u2473])(?![\u2460-\u2473\u24ea\d])", line)
-    return ord(match.group(1)) - 0x245F if match else 0
+    match = _OWN_STYLE_PART.match(line)
+    return ord(match["circled"]) - 0x245F if match and match["circled"] else 0
 
 
 _HALF_BRACKETED = re.compile(r"^\s*(\d{1,2})\s*[)）]")
