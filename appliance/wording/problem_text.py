@@ -624,12 +624,14 @@ _HALF_BRACKETED = re.compile(r"^\s*(\d{1,2})\s*[)）]")
 def with_lost_brackets(lines: list[str]) -> list[str]:
     """The page's lines, "2)" read as "(2)" where the page's bracketed numbers hold 1 or 3:
     a ring drawn round "(2)" took its opening bracket (how the page numbers its problems is
-    judged on these lines)."""
+    judged on these lines). Not where it closes a bracket the line above left open ("6)."
+    under "…(1, 2) and (3,", :func:`continues_bracket`)."""
     numbers = {n for n in map(bracketed_number, lines) if n is not None}
-    def whole(line: str) -> str:
+    def whole(above: str, line: str) -> str:
         match = _HALF_BRACKETED.match(line)
-        return f"({line.lstrip()}" if match and {int(match[1]) - 1, int(match[1]) + 1} & numbers else line
-    return [whole(line) for line in lines]
+        lost = match is not None and not continues_bracket(above, line)
+        return f"({line.lstrip()}" if lost and {int(match[1]) - 1, int(match[1]) + 1} & numbers else line
+    return [whole(above, line) for above, line in zip(["", *lines], lines)]
 
 
 def wraps_lead_in(line: str, below: str) -> bool:
@@ -664,7 +666,9 @@ def top_level_count(lines: list[str]) -> int:
     """How many of a page's lines (in reading order) start with a top-level problem number,
     not counting sub-questions numbered in a style of their own ("1)" 「①」 under 「(6)」)."""
     count, problem, part = 0, None, 0
-    for line in lines:
+    for above, line in zip(["", *lines], lines):
+        if continues_bracket(above, line):  # "16)" under "(H = 1, O =": a given wrapped
+            continue
         if problem is not None and next_own_style_part(line, part, problem):
             part += 1
             continue

@@ -3,7 +3,7 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (PART, with_lost_brackets, wraps_lead_in, breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
+from appliance.wording.problem_text import (PART, top_level_count, with_lost_brackets, wraps_lead_in, breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
                                             cut_score_note, finishes, is_hint, label_near, label_number, page_label_styles, styled_label, starts_answer, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
                                             is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_how_to_answer, without_sum_at_end, without_working, is_margin_sum)
@@ -1021,3 +1021,15 @@ def test_a_row_that_only_with_the_next_reads_as_a_lead_in_wraps_it():
 def test_a_number_with_a_closing_bracket_alone_is_taken_for_a_bracketed_one_only_beside_its_neighbours():
     assert with_lost_brackets(["(1) a", "2) b", "(3) c"]) == ["(1) a", "(2) b", "(3) c"]
     assert with_lost_brackets(["(5) a", "2) b", "(6) c"]) == ["(5) a", "2) b", "(6) c"]
+
+
+def test_a_wrapped_point_whose_number_is_taken_keeps_its_half_bracket():
+    """ "(3," ⏎ "6)." ends a pair of coordinates: "6)" closes the bracket above, no lost label."""
+    lines = ["[5] An object moves.", "[6] Find the slope through (1, 2) and (3,", "6).", "[7] 计算"]
+    assert with_lost_brackets(lines) == lines
+
+
+def test_a_wrapped_given_closing_its_bracket_is_no_top_level_number():
+    lines = ["(16) How many moles of water are", "there in 36 g of water? (H = 1, O =", "16)", "(17) 水面下"]
+    assert top_level_count(lines) == 0
+    assert top_level_count(["(16) How many moles of water are", "16) 水面下"]) == 1
