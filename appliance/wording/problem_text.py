@@ -372,6 +372,8 @@ _LEAD_IN = re.compile(
     r"(?:\s*[，,]\s*(?:并|然后|再)?(?:分别|逐一|依次)?(?:作答|回答|解答|完成))?"
     r"|请?(?:将|把)?答案(?:写|填)在[^？?]{0,12}|(?:根据所学(?:的)?(?:知识)?|请)?(?:回答|解答|作答)(?:问题)?"
     r"|请?(?:按|根据)(?:题目的?|题)?要求(?:作答|答题|解答|回答|完成|填空|改写(?:下列|下面的?)?句子)"
+    # a workbook's pair of doubled verbs: 「读一读，答一答。」 「想一想，算一算」
+    r"|(?P<v1>[\u4e00-\u9fff])一(?P=v1)\s*[，,、]?\s*(?P<v2>[\u4e00-\u9fff])一(?P=v2)"
     r"|(?i:(?:(?:section|part)\s+[A-Z\d]{1,3}\s*[:.．]?\s*)?"
     r"(?:(?:use\s+what\s+you\s+(?:have\s+)?(?:learnt|learned|know)\s+to\s+)?"
     r"(?:answer|complete|solve|do|work\s+out|read|choose|fill\s+in|simplify|calculate|compute|evaluate|factori[sz]e)"
@@ -379,6 +381,7 @@ _LEAD_IN = re.compile(
     r"|choose\s+the\s+(?:best|correct|right)\s+answers?(?:\s+for\s+each\s+question)?"
     r"|read\s+the\s+(?:questions|problems)\s+(?:below|that\s+follow)(?:\s+and\s+answer\s+(?:them|each(?:\s+one)?))?"
     r"|(?:answer|complete|do|try)\s+(?:these|the|all\s+(?:of\s+)?(?:these|the))\s+questions(?:\s+below)?"
+    r"|(?:answer|complete|do|try|solve)\s+each\s+(?:question|problem|one|part)(?:\s+below)?"
     r"|(?:answer|attempt)\s+all\s+(?:the\s+)?questions\b[^?]{0,30}|show\s+all\s+(?:of\s+)?your\s+work(?:ing)?\b[^?]{0,20}"
     r"|(?:short|long)[\s-]+answer(?:\s+questions)?|multiple[\s-]+choice(?:\s+questions)?)))"
     r"\s*[。.:：]?\s*$")

@@ -445,7 +445,8 @@ def test_a_signed_score_after_the_question_mark_is_no_part_of_it():
                                   "11 Answer these questions.", "Answer the questions below:", "12. 根据所学知识回答：",
                                   "第2题 请回答：", "10、按要求作答。", "根据题目要求作答：", "请按要求完成", "6. 按要求改写句子。",
                                   "(4)结合所学知识,回答下列问题。(11分)", "例21 阅读下列问题，并分别作答。(6分)",
-                                  "Use what you have learnt to answer the following.", "Read the questions below and answer them."])
+                                  "Use what you have learnt to answer the following.", "Read the questions below and answer them.",
+                                  "Answer each question.", "Solve each problem below:", "读一读，答一答。", "想一想、算一算"])
 def test_a_lead_in_to_the_parts_below_is_a_header(line):
     assert is_lead_in(line) and is_header(line)
 
@@ -454,7 +455,7 @@ def test_a_lead_in_to_the_parts_below_is_a_header(line):
                                   "Which of the following is a metal?", "Answer the following question: what is 2 + 3?",
                                   "Choose the correct word: He ___ to school.", "Answer these questions about the poem above.",
                                   "根据所学知识回答：秦朝建立于哪一年？", "Read the passage below and answer the questions.",
-                                  "小明说，下列说法正确的是哪个？"])
+                                  "小明说，下列说法正确的是哪个？", "读一读，答一答：小明有几个苹果？", "Answer each question about the graph above."])
 def test_a_problem_that_speaks_of_what_follows_is_no_lead_in(line):
     assert not is_lead_in(line) and not is_header(line)
 
