@@ -117,9 +117,11 @@ _SECTION_KIND = re.compile(r"^\s*[、.．]?\s*(?:单项|多项|不定项)?(?:选
 # A workbook's section label set in brackets, alone on its line: 【能力提升】 〔拓展延伸〕 [基础训练]
 _BRACKETED_LABEL = re.compile(r"^[【〔\[［]\s*[\u4e00-\u9fff]{2,8}\s*[】〕\]］]$")
 # Where the answer space begins: 「解：」 「答：」 「答案：」 "Answer:" at the start of a line, or right after
-# the problem's last sentence or score note. What follows is the student's writing.
-_ANSWER = re.compile(r"^\s*(?:解|答案?|(?i:answer|solution|ans\.?))\s*[:：]")
-_ANSWER_AFTER = re.compile(r"(?<=[?？。.!！)）】\]])\s*(?:解|答案?|(?i:answer|solution))\s*[:：].*$")
+# the problem's last sentence or score note. What follows is the student's writing. A
+# bilingual sheet names it twice: "Answer 答:" 「答 / Answer:」.
+_ANSWER_WORD = r"(?:解|答案?|(?i:answer|solution|ans\.?))"
+_ANSWER = re.compile(rf"^\s*{_ANSWER_WORD}(?:\s*[/／]?\s*{_ANSWER_WORD})?\s*[:：]")
+_ANSWER_AFTER = re.compile(rf"(?<=[?？。.!！)）】\]])\s*{_ANSWER_WORD}(?:\s*[/／]?\s*{_ANSWER_WORD})?\s*[:：].*$")
 # Words that only headers hold (a sheet's title block, a name/class/date line), also where the
 # recogniser lost the space before the number ("Homework3", "Lesson5").
 _HEADER_WORDS = re.compile(
