@@ -21,7 +21,6 @@
 from __future__ import annotations
 
 import math
-import re
 import statistics
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -30,13 +29,13 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, breaks_off, is_hint, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
+from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, breaks_off, formula_goes_on, goes_on, next_part, ringed_part, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
                                             is_lone_letter, is_options_or_data, is_score_only, numbered_in_turn, is_scribble, is_section_label, is_signed_score, is_margin_sum, is_stray, label_number, page_label_styles, styled_label, without_sum_at_end,
                                             reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
-                                            next_own_style_part, ringed_number, starts_part, starts_problem, is_formula_alone, with_lost_brackets, wraps_lead_in, table_before_parts, top_level_count, starts_sub_questions, stem_asks, strip_number, strip_ticks,
+                                            next_own_style_part, ringed_number, starts_part, starts_problem, is_formula_alone, with_lost_brackets, wraps_lead_in, table_before_parts, top_level_count, starts_sub_questions, strip_number, strip_ticks,
                                             without_working)
 
 #: Column gutters of a page: (x from, x to) of each, left to right, on the levelled page
@@ -293,18 +292,10 @@ def split_off_answer(block: Block) -> list[Block]:
         answer = ends_question(last) and not is_options_or_data(given.text)
         working = (reads_as_working(tail[0].text) and (ends_sentence(last) or reads_as_question(last))
                    or is_stray(tail[0].text) and ends_sentence(last)) \
-            and not leaves_bracket_open(last) and not _formula_goes_on(last, tail[0].text)  # 「…(ρ水」 「= 1.0×10³ kg/m³)」 is a given
+            and not leaves_bracket_open(last) and not formula_goes_on(last, tail[0].text)  # 「…(ρ水」 「= 1.0×10³ kg/m³)」 is a given
         if (answer or working) and not any(reads_as_question(r.text) for r in tail):
             return [Block(head, False, True, touches_edge(head)), Block(tail, False, False, touches_edge(tail))]
     return [block]
-
-
-def _formula_goes_on(last: str, below: str) -> bool:
-    """``below`` starts with "=" under an equation left without one (「解方程组：x + y = 10，x - y」
-    ⏎ 「= 4」): the equation's right side, wrapped, not working."""
-    clause = re.split(r"[，,；;：:]", last)[-1]
-    return below.lstrip()[:1] in "=＝" and "=" not in clause and "＝" not in clause \
-        and re.search(r"[A-Za-z0-9)）]\s*$", clause) is not None and re.search(r"[A-Za-z]", clause) is not None
 
 
 def join_pieces(blocks: list[Block]) -> list[Block]:
@@ -325,28 +316,11 @@ def join_pieces(blocks: list[Block]) -> list[Block]:
         in_turn = _next_in_turn(above, block, blocks[i + 1:])
         if block.header and not gives_after_colon(last.text, block.rows[0].text):  # 「Translate into Chinese:」 ⏎ a title's words
             joined.append(block)
-        elif (breaks_off(last.text) and "right" not in last.sides) or (in_turn and goes_on(above.text, block.rows)):
+        elif (breaks_off(last.text) and "right" not in last.sides) or (in_turn and goes_on(above.text, [r.text for r in block.rows])):
             joined[at] = Block(above.rows + block.rows, False, above.numbered, above.cut or block.cut)
         else:
             joined.append(block)
     return joined
-
-
-def goes_on(above: str, rows: tuple[Row, ...]) -> bool:
-    """Between problem n and n + 1, ``rows`` are the rest of n (whose text so far is
-    ``above``) when they give data in brackets or options, or ask (「它的海拔是多少？」): not
-    working, a hint, a figure's labels, nor a problem of its own (asking at length, without
-    pointing back, after a stem that asks by itself)."""
-    first, text = rows[0].text, " ".join(r.text for r in rows)
-    if reads_as_working(first) or is_hint(first):
-        return False
-    chars = sum(len(r.text.replace(" ", "")) for r in rows)
-    return is_options_or_data(first) or reads_as_question(text) and not (
-        stem_asks(above) and not refers_back(text) and chars > SHORT_QUESTION)
-
-
-#: A question this long (characters) after one that asks is a problem of its own (:func:`goes_on`).
-SHORT_QUESTION = 12
 
 
 def _drawing(block: Block) -> bool:
@@ -443,7 +417,7 @@ def _formula_part_apart(block: Block) -> list[Block]:
             or not any(ch in first[label.end():] for ch in "=+-−×÷/<>≤≥"):
         return [block]
     below = block.rows[1].text
-    if _formula_goes_on(first, below) or PART.match(below) or label_number(below) is not None \
+    if formula_goes_on(first, below) or PART.match(below) or label_number(below) is not None \
             or not reads_as_question(below):
         return [block]
     rest = block.rows[1:]
@@ -564,7 +538,7 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, 
         stem = strip_number(above.text)
         finished = ends_sentence(stem) or ends_formula(stem)
         spaced = (row.top - above.bottom >= least or _pitch(above, row) >= farther) and finished and not (
-            in_turn and goes_on(" ".join(r.text for r in parts[-1]), block.rows[i:]))
+            in_turn and goes_on(" ".join(r.text for r in parts[-1]), [r.text for r in block.rows[i:]]))
         spaced = spaced or (not labelled and _paragraph_ends(parts[-1], block.rows[i:i + 2], right - room))
         spaced = spaced or (finished and (above.cell or row.cell))  # each problem of a row set side by side ends there
         # its options, its (1), or a table between it and its (1)
@@ -1158,12 +1132,12 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
             blocks[-1].append(row)
             goes_on_lead_in = False
             continue
-        sub = next_part(row.text, part, blocks[-1]) if sub_questions_start and blocks and not kinds[-1][0] else 0
+        sub = next_part(row.text, part, [r.text for r in blocks[-1]]) if sub_questions_start and blocks and not kinds[-1][0] else 0
         if not sub and blocks and kinds[-1][1] and not (led_in and not part and asks(blocks[-1])):
             # (under a lead-in, "1)" after a problem that asks is the next problem, not its first part)
             sub = next_own_style_part(row.text, part, blocks[-1][0].text)
         if not sub and blocks and not kinds[-1][0]:
-            sub = ringed_part(row.text, blocks[-1])
+            sub = ringed_part(row.text, [r.text for r in blocks[-1]])
         after_ring = bool(ringed) and not sub and bracketed_number(row.text) == ringed + 1
         # A line that goes on with the sentence above ("6). (3 marks)" under 「…and (3,」)
         # starts no problem, and is no header though its words look like a number alone.
@@ -1205,13 +1179,6 @@ def asks(rows: list[Row]) -> bool:
     return reads_as_question(strip_number(" ".join(r.text for r in rows)))
 
 
-def ringed_part(line: str, rows: list[Row]) -> int:
-    """The number of a line starting with a ringed one (② for "(2)", :func:`ringed_number`)
-    that comes after the bracketed part before it inside the problem above (``rows``); else 0."""
-    number = ringed_number(line)
-    return number if number > 1 and any(bracketed_number(r.text) == number - 1 for r in rows[1:]) else 0
-
-
 def _label_over_parts(row: Row, below: list[Row]) -> bool:
     """A label with no stem (「第一题（10分）」 alone on its row) right over a part "(1)": nothing
     is asked above the parts, so each is a problem of its own, as under a lead-in."""
@@ -1236,16 +1203,6 @@ def under_lead_in(blocks: list[Block]) -> bool:
         if block.numbered and TOP_LEVEL.match(block.rows[0].text):
             return False
     return False
-
-
-def next_part(line: str, part: int, rows: list[Row]) -> int:
-    """On a page numbered (13), (14)…: the line's number when it goes on with the sub-questions
-    of the problem above (its "(1)" after a stem that asks by itself, or the number after its
-    last part), else 0."""
-    number = bracketed_number(line)
-    if number is None or number != part + 1:
-        return 0
-    return number if part or stem_asks(" ".join(r.text for r in rows)) else 0
 
 
 def _bare_number(rows: list[Row], sub_questions_start: bool) -> bool:

@@ -1197,3 +1197,45 @@ def first_word(line: str) -> str:
 
 
 _LATIN_RUN = re.compile(r"[^\s\u0080-\U0010ffff]+")
+
+
+def formula_goes_on(last: str, below: str) -> bool:
+    """``below`` starts with "=" under an equation left without one (「解方程组：x + y = 10，x - y」
+    ⏎ 「= 4」): the equation's right side, wrapped, not working."""
+    clause = re.split(r"[，,；;：:]", last)[-1]
+    return below.lstrip()[:1] in "=＝" and "=" not in clause and "＝" not in clause \
+        and re.search(r"[A-Za-z0-9)）]\s*$", clause) is not None and re.search(r"[A-Za-z]", clause) is not None
+
+
+def goes_on(above: str, lines: list[str]) -> bool:
+    """Between problem n and n + 1, ``lines`` are the rest of n (whose text so far is
+    ``above``) when they give data in brackets or options, or ask (「它的海拔是多少？」): not
+    working, a hint, a figure's labels, nor a problem of its own (asking at length, without
+    pointing back, after a stem that asks by itself)."""
+    first, text = lines[0], " ".join(lines)
+    if reads_as_working(first) or is_hint(first):
+        return False
+    chars = sum(len(line.replace(" ", "")) for line in lines)
+    return is_options_or_data(first) or reads_as_question(text) and not (
+        stem_asks(above) and not refers_back(text) and chars > SHORT_QUESTION)
+
+
+#: A question this long (characters) after one that asks is a problem of its own (:func:`goes_on`).
+SHORT_QUESTION = 12
+
+
+def ringed_part(line: str, above: list[str]) -> int:
+    """The number of a line starting with a ringed one (② for "(2)", :func:`ringed_number`)
+    that comes after the bracketed part before it inside the problem above (its lines ``above``); else 0."""
+    number = ringed_number(line)
+    return number if number > 1 and any(bracketed_number(text) == number - 1 for text in above[1:]) else 0
+
+
+def next_part(line: str, part: int, above: list[str]) -> int:
+    """On a page numbered (13), (14)…: the line's number when it goes on with the sub-questions
+    of the problem above (its "(1)" after a stem that asks by itself, or the number after its
+    last part), else 0."""
+    number = bracketed_number(line)
+    if number is None or number != part + 1:
+        return 0
+    return number if part or stem_asks(" ".join(above)) else 0
