@@ -29,7 +29,7 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, breaks_off, formula_goes_on, goes_on, next_part, ringed_part, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
+from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, breaks_off, is_hint_title, is_cell_writing, formula_goes_on, goes_on, next_part, ringed_part, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
@@ -150,7 +150,7 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     at_side = {id(b) for b in boxes if other_column_at_side(b, boxes, size, unit, params)}
     framed = [b for b in boxes if id(b) not in at_side]  # a figure's row ends where another column's remnant starts
     in_margin = margin_letters(boxes, unit, params)
-    print_boxes = [b for b in boxes if not is_scribble(b.text) and not isolated_mark(b, boxes, unit, params)
+    print_boxes = [b for b in boxes if not is_scribble(b.text) and not is_cell_writing(b.text) and not isolated_mark(b, boxes, unit, params)
                    and not margin_note(b, boxes, unit, params) and id(b) not in in_margin
                    and not trailing_stray(b, boxes, unit, params) and not another_columns_number(b, boxes, params)
                    and not written_after_the_end(b, boxes, size, params)
@@ -1152,9 +1152,12 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
         # a lead-in wrapped onto the next row ("…to answer the" ⏎ "following.")
         goes_on_lead_in = i + 1 < len(rows) and wraps_lead_in(row.text, rows[i + 1].text)
         header = not wrapped and not broken and (starts_answer(row.text) or is_header(row.text) or goes_on_lead_in
+                                                 or is_hint_title(row.text)
                                                  or bool(blocks and is_label_after(blocks[-1][-1].text, row.text))
                                                  or not blocks and heads_problem(row, rows[i + 1:i + 2]))
-        if blocks and not kinds[-1][0] and is_score_only(row.text):
+        if blocks and kinds[-1][0] and not header and not numbered and _in_hint_box(blocks[-1], row):
+            blocks[-1].append(row)  # a hint box's text under its title: no problem
+        elif blocks and not kinds[-1][0] and is_score_only(row.text):
             blocks[-1].append(row)  # the problem's score note, wrapped onto a line of its own
         elif blocks and not header and not numbered and _bare_number(blocks[-1], sub_questions_start):
             blocks[-1].append(row)  # the number stood on a line of its own: this is its problem
@@ -1172,6 +1175,19 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
             led_in = (is_lead_in(row.text) or goes_on_lead_in or header and _label_over_parts(row, rows[i + 1:i + 2])
                       or led_in and not TOP_LEVEL.match(row.text) and not is_header(row.text))
     return [Block(tuple(b), h, n, touches_edge(b)) for b, (h, n) in zip(blocks, kinds)]
+
+
+#: A hint box's line is at most this many times its height below the line above it; a
+#: problem printed after the box stands further off.
+HINT_PITCH = 2.2
+
+
+def _in_hint_box(block: list[Row], row: Row) -> bool:
+    """``row`` goes on with the hint box ``block`` opens with its title (:func:`is_hint_title`):
+    close below it, and with no label of its own."""
+    above = block[-1]
+    return is_hint_title(block[0].text) and NUMBER.match(row.text) is None \
+        and _pitch(above, row) <= HINT_PITCH * min(above.height, row.height)
 
 
 def asks(rows: list[Row]) -> bool:

@@ -546,6 +546,19 @@ _PART_LABEL = re.compile(rf"{_BRACKETED}|{_LETTER_PART}|[①-⑩]")
 _HINT = re.compile(r"^\s*(?:[【\[(（]\s*(?:提示|点拨|小贴士|Hints?|Tips?)\s*[】\])）]|(?:提示|点拨|小贴士|想一想|(?i:hints?|tips?))\s*[:：])")
 
 
+# A side box's title alone on its row: the lines under it help with the problems or set a
+# thought of the book's own (「提示」 ⏎ 「先找出已知条件，再列式计算。」, "Think" ⏎ "Is there
+# another way?"), and no student frames them to ask.
+_HINT_TITLE = re.compile(r"^\s*(?:[【\[(（]\s*)?(?:温馨提示|友情提示|提示|点拨|小贴士|想一想|注意"
+                         r"|(?i:hints?|tips?|remember|think(?:\s+about\s+it)?|note|did\s+you\s+know|watch\s+out))"
+                         r"\s*[】\])）]?\s*[!！?？:：]?\s*$")
+
+
+def is_hint_title(line: str) -> bool:
+    """The line is a hint box's title alone (:data:`_HINT_TITLE`)."""
+    return _HINT_TITLE.match(line) is not None
+
+
 def is_hint(line: str) -> bool:
     """The line starts a hint (:data:`_HINT`)."""
     return _HINT.match(line) is not None
@@ -871,6 +884,21 @@ def is_scribble(text: str) -> bool:
     if len(letters) < 4 or len(letters) < 0.8 * len(text.replace(" ", "")):
         return False
     return sum(ch in "mnwuvMNWUV" for ch in letters) >= 0.8 * len(letters)
+
+
+# Glyphs each standing alone, spaced as the squares of an answer grid hold them ("6 0 k m / h",
+# "2 0 c m") or a table's cells ("x 0 1 2 3"): two letters or digits side by side, and no
+# sign of a formula or a question.
+_SPACED_GLYPHS = re.compile(r"(?:\S\s+){3,}\S")
+_GLYPHS_SIDE_BY_SIDE = re.compile(r"(?:^|\s)[A-Za-z0-9]\s+[A-Za-z0-9](?=\s|$)")
+
+
+def is_cell_writing(text: str) -> bool:
+    """A row of lone glyphs in a grid's or a table's cells (:data:`_SPACED_GLYPHS`): a
+    student's answer written into the squares under a problem, or a table of values."""
+    text = text.strip()
+    return _SPACED_GLYPHS.fullmatch(text) is not None and _GLYPHS_SIDE_BY_SIDE.search(text) is not None \
+        and not any(sign in text for sign in "=+×÷<>?？")
 
 
 _SIGNED_SCORE = re.compile(r"^\s*[+\-－−]\d{1,2}\s*$")

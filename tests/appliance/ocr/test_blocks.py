@@ -563,3 +563,24 @@ def test_a_problem_wrapped_after_a_figure_and_its_unit_is_one_problem():
             ("第八题（5分）", 200), ("两个阻值都是10Ω的电阻串联，总电阻是多少？", 800)]
     layout = arrange_page(column(rows, 480 - 2 * PITCH - 17, x=40), SIZE)
     assert layout.text == "一个定值电阻两端的电压是6 V，通过它的电流是0.3 A，求这个电阻的阻值。"
+
+
+def test_a_hint_box_nearer_the_centre_than_the_framed_problem_is_no_problem():
+    # the framed problem's label was lost; the box's text under its title is read closer to the centre
+    boxes = [box("8 细胞的控制中心是什么结构？", 200, 250, 430), box("提示", 200, 380, 60),
+             box("先找出已知条件，再列式计算。", 200, 424, 400), box("地球公转一周的时间大约是多少？", 200, 560, 420),
+             box("10 What is the superlative form of \"good\"?", 200, 700, 560)]
+    assert arrange_page(boxes, SIZE).text == "地球公转一周的时间大约是多少？"
+
+
+def test_a_hint_box_ends_at_a_labelled_problem_right_below_it():
+    # (the page numbers its problems ⑦, ⑧: its "(6)" is read as no problem number of its own)
+    rows = [("Tip", 60), ("Read the question twice.", 330), ("(6) 空气中体积分数约占 78% 的气体是什么？", 560),
+            ("⑦ 100 g 氯化钠溶液中含有 10 g 氯化钠，求溶质的质量分数。", 600), ("⑧ 写出铜的元素符号。", 300)]
+    assert arrange_page(column(rows, 480 - 2 * PITCH), SIZE).text == "空气中体积分数约占 78% 的气体是什么？"
+
+
+def test_a_students_answer_written_into_the_squares_under_a_problem_is_left_out():
+    boxes = [box("9 Fill in the blank with \"a\" or \"an\": ____ apple", 200, 440, 620), box("6 0 k m / h", 200, 490, 200),
+             box("Think", 200, 600, 80), box("Is there another way?", 200, 644, 300)]
+    assert arrange_page(boxes, SIZE).text == 'Fill in the blank with "a" or "an": ____ apple'

@@ -1039,3 +1039,27 @@ def test_a_wrapped_given_closing_its_bracket_is_no_top_level_number():
     lines = ["(16) How many moles of water are", "there in 36 g of water? (H = 1, O =", "16)", "(17) 水面下"]
     assert top_level_count(lines) == 0
     assert top_level_count(["(16) How many moles of water are", "16) 水面下"]) == 1
+
+
+@pytest.mark.parametrize("text", ["6 0 k m / h", "2 0 c m", "x 0 1 2 3"])
+def test_lone_glyphs_spaced_as_in_a_grids_squares_are_cell_writing(text):
+    from appliance.wording.problem_text import is_cell_writing
+    assert is_cell_writing(text)
+
+
+@pytest.mark.parametrize("text", ["a + b = c", "x + y = 10", "y e s", "1 2", "计 算 题", "2 x + 3 = 1 1 ?"])
+def test_a_formula_or_a_short_word_is_no_cell_writing(text):
+    from appliance.wording.problem_text import is_cell_writing
+    assert not is_cell_writing(text)
+
+
+@pytest.mark.parametrize("line", ["提示", "【小贴士】", "想一想：", "Tip", "Hints", "Remember!", "Think about it", "Did you know?"])
+def test_a_hint_boxs_title_alone_is_one(line):
+    from appliance.wording.problem_text import is_hint_title
+    assert is_hint_title(line)
+
+
+@pytest.mark.parametrize("line", ["提示：先找出已知条件。", "Remember the rule for a and an: ___ apple", "Think of a number."])
+def test_a_line_with_more_than_a_hint_title_is_none(line):
+    from appliance.wording.problem_text import is_hint_title
+    assert not is_hint_title(line)
