@@ -1180,14 +1180,20 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
 #: A hint box's line is at most this many times its height below the line above it; a
 #: problem printed after the box stands further off.
 HINT_PITCH = 2.2
+#: ...and its next lines at most this many times the pitch of the two lines above.
+HINT_LINES = 1.25
 
 
 def _in_hint_box(block: list[Row], row: Row) -> bool:
     """``row`` goes on with the hint box ``block`` opens with its title (:func:`is_hint_title`):
-    close below it, and with no label of its own."""
+    with no label of its own, close below the title, and its next lines at the box's own
+    line pitch (a problem after the box stands further off)."""
     above = block[-1]
-    return is_hint_title(block[0].text) and NUMBER.match(row.text) is None \
-        and _pitch(above, row) <= HINT_PITCH * min(above.height, row.height)
+    if not is_hint_title(block[0].text) or NUMBER.match(row.text) is not None:
+        return False
+    if len(block) == 1:
+        return _pitch(above, row) <= HINT_PITCH * min(above.height, row.height)
+    return _pitch(above, row) <= HINT_LINES * _pitch(block[-2], above)
 
 
 def asks(rows: list[Row]) -> bool:

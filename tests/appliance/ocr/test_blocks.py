@@ -584,3 +584,12 @@ def test_a_students_answer_written_into_the_squares_under_a_problem_is_left_out(
     boxes = [box("9 Fill in the blank with \"a\" or \"an\": ____ apple", 200, 440, 620), box("6 0 k m / h", 200, 490, 200),
              box("Think", 200, 600, 80), box("Is there another way?", 200, 644, 300)]
     assert arrange_page(boxes, SIZE).text == 'Fill in the blank with "a" or "an": ____ apple'
+
+
+def test_a_hint_box_ends_where_the_space_below_it_outgrows_its_own_line_pitch():
+    # a page of generous line spacing: the framed problem (its label lost) stands 1.4 of the
+    # box's line pitches below the hint's last line
+    boxes = [box("7 计算：(-3)² - 2 × (-5)", 200, 260, 400, 40), box("提示", 200, 340, 60, 40),
+             box("先找出已知条件，再列式计算。", 200, 384, 400, 40), box("因式分解：x² - 9", 200, 446, 300, 40),
+             box("9 解方程：2x + 3 = 13", 200, 508, 330, 40), box("10 计算：√48 ÷ √3", 200, 570, 300, 40)]
+    assert arrange_page(boxes, SIZE).text == "因式分解：x² - 9"
