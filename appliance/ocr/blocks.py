@@ -77,6 +77,7 @@ class BlockParams:
     written_gap: float = 0.3  # ...this many line heights after its end
     answer_chars: int = 8  # an answer written after a problem's end is at most this long...
     answer_reach: float = 4.0  # ...and at most this many line heights after it
+    answer_gap: float = 0.6  # ...and at least this many (a space in a line of print is a third of one)
     margin_reach: float = 6.0  # problem numbers this many line heights above or below a note show the margin
     figure_gap: float = 0.5  # labels this many line heights after a row's words are a figure beside it
     # A row after a finished sentence (or an instruction with its formula) starts a problem
@@ -772,9 +773,9 @@ def written_after_the_end(box: TextBox, boxes: list[TextBox], size: tuple[int, i
 
 def answer_after_the_end(box: TextBox, boxes: list[TextBox], unit: float, params: BlockParams) -> bool:
     """A short answer written by hand on a problem's row after its end: a few words
-    ("Children", 「练习」) that end the row, set ``mark_gap`` line heights or more after a
-    finished sentence (up to ``answer_reach``), or ``written_gap`` after it and much taller
-    than its line. Not a problem's or sub-question's number, option, score note or
+    ("Children", 「练习」, "24" in the answer box printed at the row's end) that end the row,
+    set ``answer_gap`` line heights or more after a finished sentence (up to
+    ``answer_reach``), or ``written_gap`` after it and much taller than its line. Not a problem's or sub-question's number, option, score note or
     question, nor a line that ends a sentence: those are another column's."""
     text = box.text.strip()
     if not 0 < len(text) <= params.answer_chars or ends_sentence(text) or starts_problem(text, True) \
@@ -783,7 +784,7 @@ def answer_after_the_end(box: TextBox, boxes: list[TextBox], unit: float, params
     after = _after_words(box, [o for o in boxes if o is not box and same_row(o, box)], params, finished=True)
     if after is None or after[0] > params.answer_reach * unit:  # farther off: the next column's line
         return False
-    return _set_apart(*after, unit, params)
+    return _set_apart(*after, unit, params) or after[0] >= params.answer_gap * unit
 
 
 def same_row(a: TextBox, b: TextBox) -> bool:

@@ -593,3 +593,12 @@ def test_a_hint_box_ends_where_the_space_below_it_outgrows_its_own_line_pitch():
              box("先找出已知条件，再列式计算。", 200, 384, 400, 40), box("因式分解：x² - 9", 200, 446, 300, 40),
              box("9 解方程：2x + 3 = 13", 200, 508, 330, 40), box("10 计算：√48 ÷ √3", 200, 570, 300, 40)]
     assert arrange_page(boxes, SIZE).text == "因式分解：x² - 9"
+
+
+def test_a_short_answer_written_in_a_box_close_after_the_question_mark_is_left_out():
+    # "24" in the answer box printed at the row's end, under a line height after the question:
+    # read on, it hides where the problem ends on a page whose labels were all lost
+    boxes = [box("解方程组：x + y = 10，x - y = 4", 200, 372, 420), box("“春眠不觉晓”的下一句是什么？", 200, 446, 400),
+             box("24", 627, 446, 40), box("“先天下之忧而忧，后天下之乐而乐”出自哪", 200, 520, 560), box("篇文章？作者是谁？", 200, 564, 250)]
+    rows = [row.text for block in find_blocks(boxes, SIZE) for row in block.rows]
+    assert "“春眠不觉晓”的下一句是什么？" in rows and not any("24" in row for row in rows)
