@@ -44,10 +44,11 @@ _AFTER_LATIN = r"(?=\s|$|[^\w]|[\u3400-\u9fff]|(?<=\d)[A-Z][a-z])"
 # A number whose dot the recogniser lost, at the start of a line: before Chinese text that
 # no count or unit of a given starts (「18世界上…」, not 「36的」 「10项」 「2小时」), before an
 # opening title or quotation mark (「12《南京条约》…」), or before a
-# capitalised word ("16 Fill in the blank"), or before a score note (a circled ⑤ read as
+# capitalised word ("16 Fill in the blank", "13Answer each…" with its space lost; not an
+# element's symbol of two letters: "2Fe"), or before a score note (a circled ⑤ read as
 # 5: 「5 (10分) 计算…」).
 _BARE = (r"(?:\d{1,2}(?![\d.．,，])(?=\s?(?![个只名岁年月日时分秒米厘千克元角度倍次天人本张条项位辆件块支层页瓶杯"
-         r"和与的比除乘加减是等到至或及题小毫升吨里])[\u4e00-\u9fff《“「])|\d{1,2}(?=\s+[A-Z][a-z])"
+         r"和与的比除乘加减是等到至或及题小毫升吨里])[\u4e00-\u9fff《“「])|\d{1,2}(?=\s+[A-Z][a-z]|[A-Z][a-z]{2})"
          r"|\d{1,2}(?=\s?[（(【\[]\s*\d{1,3}\s*(?:分|points?|marks?)))")
 # A number whose digits were lost (a tick drawn over 「11.」, a pen's circle round 「(23)」), its
 # dot or brackets left at the start of a row of Chinese text: Chinese is never set with a

@@ -460,7 +460,8 @@ def test_a_problem_that_speaks_of_what_follows_is_no_lead_in(line):
     assert not is_lead_in(line) and not is_header(line)
 
 
-@pytest.mark.parametrize("line, rest", [("Q17Fill in the blank", "Fill in the blank"), ("a) Solve x + 1 = 2", "Solve x + 1 = 2"),
+@pytest.mark.parametrize("line, rest", [("Q17Fill in the blank", "Fill in the blank"), ("13Answer each question.", "Answer each question."),
+                                        ("2Fe + 3Cl₂ = 2FeCl₃", "2Fe + 3Cl₂ = 2FeCl₃"), ("a) Solve x + 1 = 2", "Solve x + 1 = 2"),
                                         ("(b) 求它的面积。", "求它的面积。"), ("Qatar is a country", "Qatar is a country"),
                                         ("a) and b) are equal", "a) and b) are equal")])
 def test_a_label_run_into_its_word_and_a_parts_letter_go_with_the_number(line, rest):
