@@ -602,3 +602,9 @@ def test_a_short_answer_written_in_a_box_close_after_the_question_mark_is_left_o
              box("24", 627, 446, 40), box("“先天下之忧而忧，后天下之乐而乐”出自哪", 200, 520, 560), box("篇文章？作者是谁？", 200, 564, 250)]
     rows = [row.text for block in find_blocks(boxes, SIZE) for row in block.rows]
     assert "“春眠不觉晓”的下一句是什么？" in rows and not any("24" in row for row in rows)
+
+
+def test_an_answer_written_under_a_problem_whose_label_was_lost_is_left_out():
+    boxes = [box("细胞的控制中心是什么结构？", 200, 330, 400), box("光合作用的场所是哪里？", 200, 450, 330),
+             box("60km/h", 210, 494, 110), box("已知函数f(x)=2x²-3x+1，求f(2)的值。", 200, 620, 480)]
+    assert arrange_page(boxes, SIZE).text == "光合作用的场所是哪里？"
