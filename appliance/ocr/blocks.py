@@ -296,7 +296,28 @@ def split_off_answer(block: Block) -> list[Block]:
             and not leaves_bracket_open(last) and not formula_goes_on(last, tail[0].text)  # 「…(ρ水」 「= 1.0×10³ kg/m³)」 is a given
         if (answer or working) and not any(reads_as_question(r.text) for r in tail):
             return [Block(head, False, block.numbered, touches_edge(head)), Block(tail, False, False, touches_edge(tail))]
+        written = _written_rows(tail) if answer or working else 0
+        if written:  # a short answer between the question and the next problem, whose label was lost
+            rest = Block(tail[written:], False, True, touches_edge(tail[written:]))
+            return [Block(head, False, block.numbered, touches_edge(head)),
+                    Block(tail[:written], False, False, touches_edge(tail[:written])), *split_off_answer(rest)]
     return [block]
+
+
+#: A student's answer between a problem and the next is at most this many characters a row.
+WRITTEN_ROW = 12
+
+
+def _written_rows(rows: tuple[Row, ...]) -> int:
+    """How many of ``rows`` are short writing ("x=2, x=3") before a row that asks with no
+    label of its own (the problem's own part "(1)" under a table of figures is none); 0 if
+    none is, or no such row follows them."""
+    asking = next((i for i, r in enumerate(rows) if reads_as_question(r.text)), 0)
+    if NUMBER.match(rows[asking].text) is not None or starts_part(rows[asking].text):
+        return 0
+    short = all(len(r.text.replace(" ", "")) <= WRITTEN_ROW and not is_options_or_data(r.text)
+                and NUMBER.match(r.text) is None and not starts_part(r.text) for r in rows[:asking])
+    return asking if short else 0
 
 
 def join_pieces(blocks: list[Block]) -> list[Block]:

@@ -608,3 +608,21 @@ def test_an_answer_written_under_a_problem_whose_label_was_lost_is_left_out():
     boxes = [box("细胞的控制中心是什么结构？", 200, 330, 400), box("光合作用的场所是哪里？", 200, 450, 330),
              box("60km/h", 210, 494, 110), box("已知函数f(x)=2x²-3x+1，求f(2)的值。", 200, 620, 480)]
     assert arrange_page(boxes, SIZE).text == "光合作用的场所是哪里？"
+
+
+def test_a_short_answer_between_a_problem_and_the_next_whose_label_was_lost_parts_them():
+    from appliance.ocr.blocks import Block, split_off_answer, to_row
+    rows = tuple(to_row([box(text, 200, 400 + i * PITCH, 300)], SIZE)
+                 for i, text in enumerate(["⑦ What is its kinetic energy at 6 m/s?", "x=2, x=3", "《静夜思》的作者是谁？"]))
+    parts = split_off_answer(Block(rows, False, True, False))
+    assert [[row.text for row in part.rows] for part in parts] == [
+        ["⑦ What is its kinetic energy at 6 m/s?"], ["x=2, x=3"], ["《静夜思》的作者是谁？"]]
+    assert [part.numbered for part in parts] == [True, False, True]
+
+
+@pytest.mark.parametrize("part", ["1) 若条件改变，结果", "a) 说明理由。"])
+def test_a_short_part_under_a_problem_is_no_answer_written_before_the_next(part):
+    from appliance.ocr.blocks import Block, split_off_answer, to_row
+    rows = tuple(to_row([box(text, 200, 400 + i * PITCH, 300)], SIZE)
+                 for i, text in enumerate(["② 一件商品原价 200 元，打八折出售，现价是多少元？", part, "如何变化？"]))
+    assert len(split_off_answer(Block(rows, False, True, False))) == 1
