@@ -544,6 +544,10 @@ def _first_word(row: Row) -> float:
     return (row.right - row.left) * len(first_word(text)) / max(1, len(text))
 
 
+#: A space this share of a line's height between two rows is a blank line (:func:`_split_at_gaps`).
+BLANK_LINE = 0.5
+
+
 def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, right: float,
                    in_turn: bool = False, labelled: bool | None = None) -> list[Block]:
     """``in_turn``: problem n + 1 comes next below, so no number was lost: a gap parts only a
@@ -553,13 +557,18 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, 
     pitches = [_pitch(a, b) for a, b in zip(block.rows, block.rows[1:])]
     room *= statistics.median(r.height for r in block.rows)
     farther = pitch_share * statistics.median(pitches) if len(pitches) >= 3 else math.inf
+    # ...or of its closest pitches, where a space as tall as half a line stands between
+    # (problems set one or two lines each, most of the block's pitches between problems)
+    closest = pitch_share * sorted(pitches)[len(pitches) // 4] if len(pitches) >= 3 else math.inf
     parts: list[list[Row]] = [[block.rows[0]]]
     answers: set[int] = set()  # parts that may be writing right under a question's score note
     for i, row in enumerate(block.rows[1:], 1):
         above = parts[-1][-1]
         stem = strip_number(above.text)
         finished = ends_sentence(stem) or ends_formula(stem)
-        spaced = (row.top - above.bottom >= least or _pitch(above, row) >= farther) and finished and not (
+        gap, pitch = row.top - above.bottom, _pitch(above, row)
+        apart = gap >= least or pitch >= farther or pitch >= closest and gap >= BLANK_LINE * min(row.height, above.height)
+        spaced = apart and finished and not (
             in_turn and goes_on(" ".join(r.text for r in parts[-1]), [r.text for r in block.rows[i:]]))
         spaced = spaced or (not labelled and _paragraph_ends(parts[-1], block.rows[i:i + 2], right - room))
         spaced = spaced or (finished and (above.cell or row.cell))  # each problem of a row set side by side ends there

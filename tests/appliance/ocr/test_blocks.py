@@ -626,3 +626,12 @@ def test_a_short_part_under_a_problem_is_no_answer_written_before_the_next(part)
     rows = tuple(to_row([box(text, 200, 400 + i * PITCH, 300)], SIZE)
                  for i, text in enumerate(["② 一件商品原价 200 元，打八折出售，现价是多少元？", part, "如何变化？"]))
     assert len(split_off_answer(Block(rows, False, True, False))) == 1
+
+
+def test_problems_without_labels_a_blank_line_apart_under_a_labelled_one_are_parted():
+    # most of the block's pitches are between problems: each stands a blank line below the last
+    rows = [("(2) What is the superlative form of", 151), ("\"good\"?", 200), ("Translate into Chinese: Practice makes", 307),
+            ("perfect.", 356), ("声音在 15 ℃ 的空气中的传播速度约是多少？", 463), ("What is the SI unit of force?", 570)]
+    boxes = [box("(1) Change into the passive voice: Tom cleans the room.", 200, 102, 600)]
+    boxes += [box(text, 200, top, 40 + 13 * len(text)) for text, top in rows]
+    assert arrange_page(boxes, SIZE).text == "声音在 15 ℃ 的空气中的传播速度约是多少？"
