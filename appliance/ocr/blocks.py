@@ -29,7 +29,7 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, breaks_off, is_hint_title, is_cell_writing, formula_goes_on, goes_on, next_part, ringed_part, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
+from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
@@ -292,7 +292,8 @@ def split_off_answer(block: Block) -> list[Block]:
         given = next((r for r in tail if not reads_as_figure(r)), tail[0])  # after a table: 「(π取3.14)」
         answer = ends_question(last) and not is_options_or_data(given.text)
         working = (reads_as_working(tail[0].text) and (ends_sentence(last) or reads_as_question(last))
-                   or is_stray(tail[0].text) and ends_sentence(last)) \
+                   or is_stray(tail[0].text) and ends_sentence(last)
+                   or len(tail) == 1 and is_answer_row(tail[0].text) and ends_sentence(last)) \
             and not leaves_bracket_open(last) and not formula_goes_on(last, tail[0].text)  # 「…(ρ水」 「= 1.0×10³ kg/m³)」 is a given
         if (answer or working) and not any(reads_as_question(r.text) for r in tail):
             return [Block(head, False, block.numbered, touches_edge(head)), Block(tail, False, False, touches_edge(tail))]

@@ -440,6 +440,17 @@ def reads_as_working(line: str) -> bool:
 _BARE_ANSWER = re.compile(r"^[\s√✓]*[+\-]?\d[\d.,/]*\s*(?:[A-Za-z°%℃元年米个]{1,3}|['′])?[\s√✓]*$")
 
 
+# An answer written alone on the row under a problem's end: a number and its unit ("60 km/h",
+# "20 cm", "3/8") or one word in small letters ("went", "goes"), which no line of print
+# holds alone after a finished sentence.
+_ANSWER_ROW = re.compile(r"^\s*(?:[+\-]?\d[\d.,/]*\s*(?:[A-Za-z°%℃]{1,3}(?:/[A-Za-z]{1,2})?)?|[a-z]{2,10})\s*$")
+
+
+def is_answer_row(text: str) -> bool:
+    """The row holds only a written answer (:data:`_ANSWER_ROW`)."""
+    return _ANSWER_ROW.match(text) is not None
+
+
 # The option a student chose, written right after a question or a full stop: 「…哪个腔？B」.
 _CHOSEN_OPTION = re.compile(r"^\s*[A-DＡ-Ｄ]\s*$")
 

@@ -635,3 +635,12 @@ def test_problems_without_labels_a_blank_line_apart_under_a_labelled_one_are_par
     boxes = [box("(1) Change into the passive voice: Tom cleans the room.", 200, 102, 600)]
     boxes += [box(text, 200, top, 40 + 13 * len(text)) for text, top in rows]
     assert arrange_page(boxes, SIZE).text == "声音在 15 ℃ 的空气中的传播速度约是多少？"
+
+
+@pytest.mark.parametrize("answer", ["60 km/h", "went"])
+def test_an_answer_alone_on_the_row_under_a_finished_problem_is_split_off(answer):
+    from appliance.ocr.blocks import Block, split_off_answer, to_row
+    rows = tuple(to_row([box(text, 200, 400 + i * PITCH, 300)], SIZE)
+                 for i, text in enumerate(["(19) 计算 CO₂ 的相对分子质量。（相对原子质量：C-12，O-16）", answer]))
+    assert [[row.text for row in part.rows] for part in split_off_answer(Block(rows, False, True, False))] == [
+        ["(19) 计算 CO₂ 的相对分子质量。（相对原子质量：C-12，O-16）"], [answer]]

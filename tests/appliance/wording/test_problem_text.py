@@ -1064,3 +1064,15 @@ def test_a_hint_boxs_title_alone_is_one(line):
 def test_a_line_with_more_than_a_hint_title_is_none(line):
     from appliance.wording.problem_text import is_hint_title
     assert not is_hint_title(line)
+
+
+@pytest.mark.parametrize("text", ["60 km/h", "20 cm", "3/8", "went", "goes", "-2"])
+def test_a_number_with_its_unit_or_one_small_word_alone_is_an_answer_row(text):
+    from appliance.wording.problem_text import is_answer_row
+    assert is_answer_row(text)
+
+
+@pytest.mark.parametrize("text", ["perfect.", "Tom cleans the room.", "m/s.", "pentagon?", "(go / goes / went)", "A. 3 B. 4"])
+def test_a_line_of_print_is_no_answer_row(text):
+    from appliance.wording.problem_text import is_answer_row
+    assert not is_answer_row(text)
