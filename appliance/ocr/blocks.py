@@ -389,7 +389,7 @@ def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) ->
             continue
         # the column's side matters only to the paragraph rule, of blocks without labels (and
         # of a lead-in's parts: each is a problem, and one whose label was lost reads on into it)
-        labelled = _printed_label(block) and not (starts_part(block.rows[0].text) and _below_lead_in(blocks[:i]))
+        labelled = _printed_label(block) and not (starts_part(block.rows[0].text) and under_lead_in(blocks[:i]))
         column_right = _column_right(block, blocks)
         right = block.bounds[2] if labelled else column_right
         in_turn = _next_in_turn(block, block, blocks[i + 1:])  # no number lost below it
@@ -400,17 +400,6 @@ def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) ->
             split.extend(_split_at_gaps(piece, least, params.lost_number_pitch, params.paragraph_room, right, in_turn,
                                         labelled and _printed_label(piece)))
     return split
-
-
-def _below_lead_in(blocks: list[Block]) -> bool:
-    """The last header of ``blocks`` is a lead-in (「结合所学知识，回答下列问题。」) and only its
-    parts ("(1)", ①, "a)") came after it."""
-    for block in reversed(blocks):
-        if block.header:
-            return is_lead_in(block.rows[0].text) or len(block.rows) > 1 and is_lead_in(" ".join(r.text for r in block.rows))
-        if block.numbered and not starts_part(block.rows[0].text):
-            return False
-    return False
 
 
 #: A label alone on its row over at least this many problems printed without labels heads
@@ -1247,14 +1236,15 @@ def heads_problem(row: Row, below: list[Row]) -> bool:
 
 
 def under_lead_in(blocks: list[Block]) -> bool:
-    """What follows ``blocks`` is below a lead-in: the last header is one (or a label with no
-    stem over its parts, :func:`_label_over_parts`), and no problem numbered at the top level
-    came after it."""
+    """What follows ``blocks`` is below a lead-in: the last header is one (also wrapped onto
+    two rows), or a label with no stem over its parts (:func:`_label_over_parts`), and only
+    its parts ("(1)", ①, "a)") came after it, no problem numbered otherwise."""
     for i in range(len(blocks) - 1, -1, -1):
         block = blocks[i]
         if block.header:
-            return is_lead_in(block.rows[0].text) or _label_over_parts(block.rows[0], [b.rows[0] for b in blocks[i + 1:i + 2]])
-        if block.numbered and TOP_LEVEL.match(block.rows[0].text):
+            return is_lead_in(block.rows[0].text) or len(block.rows) > 1 and is_lead_in(block.text) \
+                or _label_over_parts(block.rows[0], [b.rows[0] for b in blocks[i + 1:i + 2]])
+        if block.numbered and not starts_part(block.rows[0].text):
             return False
     return False
 
