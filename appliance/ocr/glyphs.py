@@ -399,17 +399,21 @@ def _blank_in_strip(grey: np.ndarray, letters: np.ndarray, least: int, crops: tu
     # a faint line between two boxes must fill the gap and stop at both boxes' letters; at a
     # row's end or start (a grey blank printed thin) it must be thin and level, with no grey
     # above it either (a blurred character's foot is no blank)
+    # (a line whose end by the box is lighter than the paper share, blurred or compressed, is
+    # found from its darker middle on, too far off: it is looked for at the faint share too)
+    within = params.start_within if side == "right" else params.start_within_before
     for share in (params.paper_share, params.faint_share):
         ink = dark(grey, share)
         alone = share != params.paper_share and crops[1] is None
         found = blank_line(ink, 0, ink.shape[1], least, glyphs, ink if alone else letters)
         if found is None and slant:  # a line at a slant across the gap: a row or two either way
             found = blank_line(_widened(ink), 0, ink.shape[1], least, glyphs, letters)
-        if found is not None and (_thin(ink, *found) and _level(ink, *found) if thin or alone
-                                  else share == params.paper_share or _thin(ink, *found)):
+        if found is not None and found[1] <= within and (
+                _thin(ink, *found) and _level(ink, *found) if thin or alone
+                else share == params.paper_share or _thin(ink, *found)):
             break
         found = None
-    if found is None or found[1] > (params.start_within if side == "right" else params.start_within_before):
+    if found is None:
         return False
     row, run_start, _ = found
     if run_start > params.start_within and letters[:, :run_start].any(axis=0).sum() > 2:

@@ -437,3 +437,13 @@ def test_a_blank_at_a_rows_end_in_a_shadow_over_the_boxs_end_is_found():
     assert beside(page, row_end, texts) == ["Choose: He ____", "and more"]
     page[134:137, 308:420] = 110  # no blank: the shadow alone
     assert beside(page, row_end, texts) == texts
+
+
+def test_a_blank_before_a_rows_first_box_whose_end_by_the_box_is_lighter_is_found():
+    # "…I have lived here" ⏎ "________ 2010.": blur and compression left the line's end by the
+    # box lighter than the paper share, its far part dark, so only from its middle on is it
+    # dark enough, too far from the box; at the faint share it reaches the box
+    page, quads = two_rows()
+    page[185:188, 140:200] = 30
+    page[185:188, 200:258] = 190
+    assert beside(page, quads, ["I have lived here", "2010."])[1] == "____ 2010."
