@@ -113,8 +113,9 @@ _SECTION_TITLE = re.compile(
     rf"|第\s*[{CN_DIGITS}\d]{{1,3}}\s*部分\s*[\u4e00-\u9fff]{{0,8}})\s*(?:{_SCORE_NOTE})?\s*$")
 # A section heading whose numeral was lost under a finger or faint print, or that has none:
 # 「、填空题」 「解答题（写出必要的过程）」 「选择题」.
-_SECTION_KIND = re.compile(r"^\s*[、.．]?\s*(?:单项|多项|不定项)?(?:选择|填空|解答|计算|简答|判断|应用|作图|实验|综合|阅读|证明|探究)题"
-                           r"\s*(?:[（(][^）)?？]{0,20}[）)])?\s*$")
+# (also an app's badge: 「单选题 2分」, 「单选题0/6分」 its score so far)
+_SECTION_KIND = re.compile(r"^\s*[、.．]?\s*(?:单项|多项|不定项)?(?:选择|[单多]选|填空|解答|计算|简答|判断|应用|作图|实验|综合|阅读|证明|探究)题"
+                           r"\s*(?:[（(][^）)?？]{0,20}[）)]|\d{1,3}(?:\s*/\s*\d{1,3})?\s*分)?\s*$")
 # A workbook's section label set in brackets, alone on its line: 【能力提升】 〔拓展延伸〕 [基础训练]
 _BRACKETED_LABEL = re.compile(r"^[【〔\[［]\s*[\u4e00-\u9fff]{2,8}\s*[】〕\]］]$")
 # Where the answer space begins: 「解：」 「答：」 「答案：」 "Answer:" at the start of a line, or right after
@@ -782,8 +783,10 @@ def ends_question(line: str) -> bool:
     return line.rstrip()[-1:] in ("?", "？")
 
 
-# A line of answer options: "A. 4 N", 「A、西安」, "(A) was", "D) 45".
-_OPTIONS = re.compile(r"^\s*(?:[A-DＡ-Ｄ]\s*[.．、)）:]|[（(]\s*[A-DÅ]\s*[)）])")  # "(Å)": an "(A)" misread
+# A line of answer options: "A. 4 N", 「A、西安」, "(A) was", "D) 45"; on a screen, each
+# option after its radio button, read as "O" ("OA.106", "O D.17").
+_RADIO = r"(?:[O○◯〇]\s?(?=[A-D]\s*[.．、)）]))?"
+_OPTIONS = re.compile(rf"^\s*{_RADIO}(?:[A-DＡ-Ｄ]\s*[.．、)）:]|[（(]\s*[A-DÅ]\s*[)）])")  # "(Å)": an "(A)" misread
 
 
 def is_options(line: str) -> bool:
@@ -792,7 +795,7 @@ def is_options(line: str) -> bool:
 
 
 # A line of answer options or of given data: "A. 4 N", 「A、西安」, "(A) was", 「（相对原子质量：…）」.
-_OPTIONS_OR_DATA = re.compile(r"^\s*(?:[A-DＡ-Ｄ]\s*[.．、)）:]|[（(]\s*[A-D]\s*[)）]|[（(\[【])")
+_OPTIONS_OR_DATA = re.compile(rf"^\s*{_RADIO}(?:[A-DＡ-Ｄ]\s*[.．、)）:]|[（(]\s*[A-D]\s*[)）]|[（(\[【])")
 
 
 def is_options_or_data(line: str) -> bool:

@@ -1076,3 +1076,18 @@ def test_a_number_with_its_unit_or_one_small_word_alone_is_an_answer_row(text):
 def test_a_line_of_print_is_no_answer_row(text):
     from appliance.wording.problem_text import is_answer_row
     assert not is_answer_row(text)
+
+
+@pytest.mark.parametrize("line", ["单选题2分", "单选题0/6分", "填空题 6分", "多选题"])
+def test_an_apps_badge_of_the_kind_of_question_and_its_score_is_a_header(line):
+    assert is_header(line)
+
+
+@pytest.mark.parametrize("line", ["OA.106", "O D.17", "OA.62 OC. 29"])
+def test_options_after_their_radio_buttons_are_options(line):
+    assert is_options(line)
+
+
+@pytest.mark.parametrize("line", ["Oxygen is A. gas", "OAB = 3", "单选题目的答案是什么？"])
+def test_a_line_that_starts_with_o_or_names_a_kind_of_question_is_neither(line):
+    assert not is_options(line) and not is_header(line)
