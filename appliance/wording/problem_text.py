@@ -345,6 +345,14 @@ def is_bare_number(text: str) -> bool:
     return bool(text.strip()) and is_number_alone(text) and not starts_bracketed_label(text)
 
 
+# A class chat's line above a message: its time ("19:42"), its sender ("Mr. Zhang", 「数学-陈老师」,
+# perhaps with the avatar's character read after it: 「周老师周」), or both ("11:09 Mr. Zhang").
+_CHAT_TIME = r"\d{1,2}:\d{2}(?!\d)"
+_CHAT_SENDER = re.compile(
+    rf"^\s*(?:{_CHAT_TIME}|(?:{_CHAT_TIME}\s*)?(?:(?:Mr|Mrs|Ms|Miss|Dr)\.?\s+[A-Z][a-z]+"
+    rf"|(?:[\u4e00-\u9fff]{{2}}\s*[-—·]?\s*)?[\u4e00-\u9fff]老师[\u4e00-\u9fff]?)(?:\s*{_CHAT_TIME})?)\s*$")
+
+
 def is_header(line: str) -> bool:
     """A line that belongs to no problem: a title, a name/class line, a section heading,
     a lead-in (:func:`is_lead_in`) or a label alone ("第一题（5分）", "Question 1", "Homework 3",
@@ -358,7 +366,7 @@ def is_header(line: str) -> bool:
             or _SECTION_LABEL.match(text) or _BRACKETED_LABEL.match(text) or _SECTION_KIND.match(text)
             or _SECTION_TITLE.match(text) or _SECTION_WITH_NOTE.match(text)):
         return True
-    if _FORM_LINE.match(text):
+    if _FORM_LINE.match(text) or _CHAT_SENDER.match(text):
         return True
     if (_HEADER_WORDS.search(text) or _INSTRUCTION.match(text)) and (len(text) <= 40 or not _ASKS.search(text)):
         return True

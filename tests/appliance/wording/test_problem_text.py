@@ -1091,3 +1091,13 @@ def test_options_after_their_radio_buttons_are_options(line):
 @pytest.mark.parametrize("line", ["Oxygen is A. gas", "OAB = 3", "单选题目的答案是什么？"])
 def test_a_line_that_starts_with_o_or_names_a_kind_of_question_is_neither(line):
     assert not is_options(line) and not is_header(line)
+
+
+@pytest.mark.parametrize("line", ["11:09 Mr. Zhang", "Ms. Li", "数学-陈老师", "物理 周老师周", "21:27"])
+def test_a_chats_time_or_sender_above_a_message_is_a_header(line):
+    assert is_header(line)
+
+
+@pytest.mark.parametrize("line", ["张老师说了什么？", "Mr. Smith has 3 apples.", "1:100000", "比例尺是 1:50"])
+def test_a_sentence_naming_a_teacher_or_a_ratio_is_no_chat_header(line):
+    assert not is_header(line)
