@@ -353,6 +353,14 @@ _CHAT_SENDER = re.compile(
     rf"|(?:[\u4e00-\u9fff]{{2}}\s*[-—·]?\s*)?[\u4e00-\u9fff]老师[\u4e00-\u9fff]?)(?:\s*{_CHAT_TIME})?)\s*$")
 
 
+# A homework app's buttons and links, alone on their row, one or a few side by side:
+# "Show hint", "Upload photo", 「看解析」 「拍照上传」, 「在此作答…」 (the answer box's hint).
+_APP_BUTTON = (r"(?:(?i:show\s+(?:hint|answer|solution)|upload(?:\s+(?:a\s+)?photo)?|submit(?:\s+answer)?|check(?:\s+answer)?"
+               r"|next(?:\s+question)?|previous|skip)|提交(?:作业|答案)?|下一题|上一题|(?:查)?看解析|(?:查)?看答案|拍照上传|上传图片"
+               r"|在此作答[.…。]*|请输入答案[.…。]*)")
+_APP_BUTTONS = re.compile(rf"^\s*{_APP_BUTTON}(?:\s*[|｜·]?\s*{_APP_BUTTON}){{0,3}}\s*$")
+
+
 def is_header(line: str) -> bool:
     """A line that belongs to no problem: a title, a name/class line, a section heading,
     a lead-in (:func:`is_lead_in`) or a label alone ("第一题（5分）", "Question 1", "Homework 3",
@@ -366,7 +374,7 @@ def is_header(line: str) -> bool:
             or _SECTION_LABEL.match(text) or _BRACKETED_LABEL.match(text) or _SECTION_KIND.match(text)
             or _SECTION_TITLE.match(text) or _SECTION_WITH_NOTE.match(text)):
         return True
-    if _FORM_LINE.match(text) or _CHAT_SENDER.match(text):
+    if _FORM_LINE.match(text) or _CHAT_SENDER.match(text) or _APP_BUTTONS.match(text):
         return True
     if (_HEADER_WORDS.search(text) or _INSTRUCTION.match(text)) and (len(text) <= 40 or not _ASKS.search(text)):
         return True

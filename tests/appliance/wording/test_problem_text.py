@@ -1101,3 +1101,14 @@ def test_a_chats_time_or_sender_above_a_message_is_a_header(line):
 @pytest.mark.parametrize("line", ["张老师说了什么？", "Mr. Smith has 3 apples.", "1:100000", "比例尺是 1:50"])
 def test_a_sentence_naming_a_teacher_or_a_ratio_is_no_chat_header(line):
     assert not is_header(line)
+
+
+@pytest.mark.parametrize("line", ["Upload photo", "Show hint", "看解析拍照上传", "在此作答…看解析", "提交", "Next question"])
+def test_a_homework_apps_buttons_alone_on_their_row_are_a_header(line):
+    assert is_header(line)
+
+
+@pytest.mark.parametrize("line", ["Check your answer by substitution.", "Upload the file and explain.", "小明提交了几次答案？",
+                                  "Show that x = 2 is a root.", "Next, find the area of the square."])
+def test_a_sentence_that_names_a_button_is_no_header(line):
+    assert not is_header(line)
