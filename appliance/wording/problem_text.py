@@ -454,13 +454,14 @@ def reads_as_working(line: str) -> bool:
 
 # A bare answer or score written after a problem's end (not a dot: 3.14): a number, a unit,
 # a tick (「？√1840」 「？ 160」 「（3分) 921918」 「？ +5」).
-_BARE_ANSWER = re.compile(r"^[\s√✓]*[+\-]?\d[\d.,/]*\s*(?:[A-Za-z°%℃元年米个]{1,3}|['′])?[\s√✓]*$")
+_FIGURE = r"[+\-]?\d[\d.,/]*\s*"  # a written number: "+5", "3.14", "3/8"
+_BARE_ANSWER = re.compile(rf"^[\s√✓]*{_FIGURE}(?:[A-Za-z°%℃元年米个]{{1,3}}|['′])?[\s√✓]*$")
 
 
 # An answer written alone on the row under a problem's end: a number and its unit ("60 km/h",
 # "20 cm", "3/8") or one word in small letters ("went", "goes"), which no line of print
 # holds alone after a finished sentence.
-_ANSWER_ROW = re.compile(r"^\s*(?:[+\-]?\d[\d.,/]*\s*(?:[A-Za-z°%℃]{1,3}(?:/[A-Za-z]{1,2})?)?|[a-z]{2,10})\s*$")
+_ANSWER_ROW = re.compile(rf"^\s*(?:{_FIGURE}(?:[A-Za-z°%℃]{{1,3}}(?:/[A-Za-z]{{1,2}})?)?|[a-z]{{2,10}})\s*$")
 
 
 def is_answer_row(text: str) -> bool:
