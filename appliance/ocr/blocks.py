@@ -30,7 +30,7 @@ import numpy as np
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
 from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
-                                            ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
+                                            ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, ends_with_note, is_options_bracket, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
                                             is_lone_letter, is_options_or_data, is_score_only, numbered_in_turn, is_scribble, is_section_label, is_signed_score, is_margin_sum, is_stray, label_number, page_label_styles, styled_label, without_sum_at_end,
@@ -388,9 +388,11 @@ def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) ->
             split.append(block)
             continue
         # the column's side matters only to the paragraph rule, of blocks without labels (and
-        # of a lead-in's parts: each is a problem, and one whose label was lost reads on into it)
-        labelled = _printed_label(block) and not (starts_part(block.rows[0].text) and under_lead_in(blocks[:i]))
+        # of a lead-in's parts: each is a problem, and one whose label was lost reads on into
+        # it; and of a label over a list of paragraphs that each ask)
         column_right = _column_right(block, blocks)
+        labelled = _printed_label(block) and not (starts_part(block.rows[0].text) and under_lead_in(blocks[:i])) \
+            and not _problems_under_label(block, column_right - params.paragraph_room * unit)
         right = block.bounds[2] if labelled else column_right
         in_turn = _next_in_turn(block, block, blocks[i + 1:])  # no number lost below it
         if _label_over_problems(block, column_right - params.paragraph_room * unit):
@@ -405,6 +407,16 @@ def split_lost_numbers(blocks: list[Block], unit: float, params: BlockParams) ->
 #: A label alone on its row over at least this many problems printed without labels heads
 #: them all (:func:`_label_over_problems`).
 PROBLEMS_UNDER_LABEL = 3
+
+
+def _problems_under_label(block: Block, edge: float) -> bool:
+    """A labelled problem's rows end ``PROBLEMS_UNDER_LABEL`` paragraphs or more as problems
+    printed without labels do (:func:`_paragraph_ends`): problems without labels read on
+    into it, not one problem's sentences (a label parts two: 「（3）西汉建立于哪一年？」 ⏎
+    「建立者是谁？」)."""
+    rows = block.rows
+    ends = sum(_paragraph_ends(rows[:i], rows[i:i + 2], edge) for i in range(1, len(rows)))
+    return ends + 1 >= PROBLEMS_UNDER_LABEL
 
 
 def _label_over_problems(block: Block, edge: float) -> bool:
@@ -590,12 +602,15 @@ def _paragraph_ends(lines: list[Row], below: tuple[Row, ...], edge: float) -> bo
     the question below it); the next line asks on its own, with no label or part (or runs
     off the frame's side, its end unseen), and does not point back. Where labels are
     printed they part the problems: "3. A box holds 12 eggs." ⏎ "How many…" and
-    「（3）西汉建立于哪一年？」 ⏎ 「建立者是谁？」 are one problem each."""
+    「（3）西汉建立于哪一年？」 ⏎ 「建立者是谁？」 are one problem each (up to
+    :func:`_problems_under_label`)."""
     last, row, stem = lines[-1], below[0], strip_number(strip_ticks(lines[-1].text))
     short = edge - last.right > _first_word(row)
-    ends = ((ends_paragraph(stem) or ends_formula(stem)) and (short or not goes_on_with_problem(row.text))
+    ends = ((ends_paragraph(stem) or ends_formula(stem) or ends_with_note(" ".join(r.text for r in lines)))
+            and (short or not goes_on_with_problem(row.text))
             or (stem.rstrip().endswith("_") and short))
     return (ends and not PART.match(row.text) and label_number(row.text) is None and not refers_back(row.text)
+            and not is_options_bracket(row.text)
             and (reads_as_question(" ".join(r.text for r in below)) or "right" in row.sides)
             and sets_a_task(" ".join(r.text for r in lines)))
 

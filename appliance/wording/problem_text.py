@@ -495,6 +495,12 @@ _MARKS = re.compile(r"^\s*\d{1,3}\s*(?:marks?|points?|pts?|分)\s*$", re.IGNOREC
 _OPTIONS_BRACKET = re.compile(r"[（(]([^()（）]*/[^()（）]*)[)）]$")
 
 
+def is_options_bracket(line: str) -> bool:
+    """The line is only a bracket of options ("(go / goes / went)"), wrapped from the question above."""
+    options = _OPTIONS_BRACKET.search(line.strip())
+    return options is not None and options.start() == 0
+
+
 def _one_of_the_options(text: str, rest: str) -> bool:
     options = _OPTIONS_BRACKET.search(text)
     return options is not None and rest.strip().lower() in {o.strip().lower() for o in options[1].split("/")}
@@ -1237,6 +1243,18 @@ def goes_on_with_problem(line: str) -> bool:
 def ends_paragraph(line: str) -> bool:
     """The line ends with a question mark or a full stop (not a semicolon or a bracket: a part goes on)."""
     return line.rstrip()[-1:] in ("?", "？", "。", ".", "!", "！")
+
+
+# A note in brackets after a sentence's end: 「…质量。（相对原子质量：C-12，O-16）」,
+# "…多少？(g 取 10 N/kg)".
+_NOTE_AFTER_END = re.compile(r"[。？?！!]\s*[（(][^（()）]{2,60}[)）]\s*$")
+
+
+def ends_with_note(text: str) -> bool:
+    """The text ends with a note in brackets right after a finished sentence, or with the
+    question's options in brackets ("…by bike yesterday. (go / goes / went)"): the
+    paragraph ends there as it would with the sentence."""
+    return _NOTE_AFTER_END.search(text) is not None or _OPTIONS_BRACKET.search(text.rstrip()) is not None
 
 
 # A label in brackets closed on both sides at a line's start: 「（7）」 "(7)" 【7】; not "7)" or

@@ -644,3 +644,28 @@ def test_an_answer_alone_on_the_row_under_a_finished_problem_is_split_off(answer
                  for i, text in enumerate(["(19) 计算 CO₂ 的相对分子质量。（相对原子质量：C-12，O-16）", answer]))
     assert [[row.text for row in part.rows] for part in split_off_answer(Block(rows, False, True, False))] == [
         ["(19) 计算 CO₂ 的相对分子质量。（相对原子质量：C-12，O-16）"], [answer]]
+
+
+def indented(rows: list[tuple[str, float, float]], top: float) -> list[TextBox]:
+    """Rows of (text, left, width) one pitch apart from ``top`` down."""
+    return [box(text, x, top + i * PITCH, width) for i, (text, x, width) in enumerate(rows)]
+
+
+def test_a_labelled_problem_of_two_questions_keeps_its_second():
+    # two paragraphs under a label are one problem's sentences (three or more: a list)
+    rows = [("（3）西汉建立于哪一年？", 200, 330), ("建立者是谁？", 200, 170), ("（4）鸦片战争爆发于哪一年？", 200, 380)]
+    texts = [b.text for b in find_blocks(indented(rows, 300), SIZE)]
+    assert texts[0] == "（3）西汉建立于哪一年？建立者是谁？"
+
+
+def test_problems_without_labels_read_on_into_a_labelled_one_are_parted_at_their_ends():
+    # three paragraphs that each ask, under one label: a list of problems, not one problem
+    rows = [("23. 已知函数 f(x) = 2x² - 3x + 1，求 f(-1)", 600), ("的值。", 90), ("把 0.75 化成最简分数。", 300),
+            ("计算 CO₂ 的相对分子质量。（相对原子", 600), ("质量：C-12，O-16）", 260),
+            ("Choose the correct word: He ___", 480), ("to school by bike yesterday.", 420), ("(go / goes / went)", 250),
+            ("DNA 分子的结构模型是由谁提出的？", 460), ("24. 水的化学式是什么？", 320)]
+    texts = [b.text for b in find_blocks(column(rows, 200), SIZE)]
+    assert texts == ["23. 已知函数 f(x) = 2x² - 3x + 1，求 f(-1)的值。", "把 0.75 化成最简分数。",
+                     "计算 CO₂ 的相对分子质量。（相对原子质量：C-12，O-16）",
+                     "Choose the correct word: He ___ to school by bike yesterday. (go / goes / went)",
+                     "DNA 分子的结构模型是由谁提出的？", "24. 水的化学式是什么？"]

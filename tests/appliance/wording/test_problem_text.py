@@ -3,7 +3,7 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (PART, top_level_count, with_lost_brackets, wraps_lead_in, breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
+from appliance.wording.problem_text import (PART, ends_with_note, is_options_bracket, top_level_count, with_lost_brackets, wraps_lead_in, breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
                                             cut_score_note, finishes, is_hint, label_near, label_number, page_label_styles, styled_label, starts_answer, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
                                             is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_how_to_answer, without_sum_at_end, without_working, is_margin_sum)
@@ -1112,3 +1112,21 @@ def test_a_homework_apps_buttons_alone_on_their_row_are_a_header(line):
                                   "Show that x = 2 is a root.", "Next, find the area of the square."])
 def test_a_sentence_that_names_a_button_is_no_header(line):
     assert not is_header(line)
+
+
+@pytest.mark.parametrize("text, ends", [
+    ("计算 CO₂ 的相对分子质量。（相对原子质量：C-12，O-16）", True),
+    ("一名同学的质量是 50 kg，他受到的重力是多少？(g 取 10 N/kg)", True),
+    ("He ___ to school by bike yesterday. (go / goes / went)", True),
+    ("求它的面积（结果保留", False),  # the bracket is still open
+    ("已知 f(x) = 2x + 1", False),  # a bracket of the formula, no note after a sentence
+    ("一个数的 3 倍是 12（单位：厘米）", False),  # the sentence had not ended before the note
+])
+def test_a_note_or_the_options_in_brackets_after_a_sentence_end_the_paragraph(text, ends):
+    assert ends_with_note(text) is ends
+
+
+@pytest.mark.parametrize("line, alone", [("(go / goes / went)", True), ("（is / are）", True),
+                                         ("He ___ to school. (go / goes / went)", False), ("(3) 计算 6/3", False)])
+def test_a_bracket_of_options_alone_on_its_row(line, alone):
+    assert is_options_bracket(line) is alone
