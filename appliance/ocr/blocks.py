@@ -29,7 +29,7 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
+from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, says_something, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, ends_with_note, is_options_bracket, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
@@ -325,7 +325,10 @@ def join_pieces(blocks: list[Block]) -> list[Block]:
     """A problem printed in pieces (a formula on a line of its own, a drawing or a wide space
     between its givens and its question): an unnumbered block is the rest of the block right
     above it in its column when that one breaks off mid-sentence (「…并联，」, "Solve:"), or
-    when that one is problem n and problem n + 1 comes next below: no number was lost between."""
+    when that one is problem n and problem n + 1 comes next below: no number was lost between,
+    or when problems on this page end with a score note and this block's does while that
+    one's does not (:func:`_score_ends_pieces`)."""
+    scored = _score_ends_problems(blocks)
     joined: list[Block] = []
     for i, block in enumerate(blocks):
         at = next((j for j in range(len(joined) - 1, -1, -1)
@@ -339,11 +342,30 @@ def join_pieces(blocks: list[Block]) -> list[Block]:
         in_turn = _next_in_turn(above, block, blocks[i + 1:])
         if block.header and not gives_after_colon(last.text, block.rows[0].text):  # 「Translate into Chinese:」 ⏎ a title's words
             joined.append(block)
-        elif (breaks_off(last.text) and "right" not in last.sides) or (in_turn and goes_on(above.text, [r.text for r in block.rows])):
+        elif (breaks_off(last.text) and "right" not in last.sides) or (in_turn and goes_on(above.text, [r.text for r in block.rows])) \
+                or (scored and _score_ends_pieces(above, block)):
             joined[at] = Block(above.rows + block.rows, False, above.numbered, above.cut or block.cut)
         else:
             joined.append(block)
     return joined
+
+
+#: A page whose problems end with a score note shows at least this many that do.
+SCORED_PROBLEMS = 2
+
+
+def _score_ends_problems(blocks: list[Block]) -> bool:
+    """Problems on this page end with their score note ("(5 marks)", 「(5分)」): at least
+    ``SCORED_PROBLEMS`` blocks that are no header do."""
+    return sum(not b.header and ends_with_score(b.rows[-1].text) for b in blocks) >= SCORED_PROBLEMS
+
+
+def _score_ends_pieces(above: Block, block: Block) -> bool:
+    """On a page whose problems end with a score note, ``above`` has none and ``block``, with
+    no label, ends with one: the problem's pieces are one problem, its note after the last
+    (「4、钠元素的原子序数是多少？」 ⏎ 「钠原子核外有几个电子？（5分）」)."""
+    return not any(ends_with_score(r.text) for r in above.rows) and ends_with_score(block.rows[-1].text) \
+        and says_something(block.text, 3) and says_something(above.text, 3)
 
 
 def _drawing(block: Block) -> bool:
