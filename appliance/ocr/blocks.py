@@ -29,13 +29,13 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, says_something, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
+from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, says_something, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, ends_with_note, is_options_bracket, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
                                             is_lone_letter, is_options_or_data, is_score_only, numbered_in_turn, is_scribble, is_section_label, is_signed_score, is_margin_sum, is_stray, label_number, page_label_styles, styled_label, without_sum_at_end,
                                             reads_as_question, reads_as_working, speaks_of_figure, starts_answer,
-                                            next_own_style_part, ringed_number, starts_part, starts_problem, is_formula_alone, with_lost_brackets, wraps_lead_in, table_before_parts, top_level_count, starts_sub_questions, strip_number, strip_ticks,
+                                            next_own_style_part, ringed_number, starts_part, starts_problem, with_lost_brackets, wraps_lead_in, table_before_parts, top_level_count, starts_sub_questions, strip_number, strip_ticks,
                                             without_working)
 
 #: Column gutters of a page: (x from, x to) of each, left to right, on the levelled page
@@ -457,14 +457,7 @@ def _formula_part_apart(block: Block) -> list[Block]:
     """A part that is a formula alone, as the last of a lead-in's (「解下列方程：」 ⏎ "(2) x/2 +
     8 = 7"), is whole on its row: rows after it that ask or set a task of their own
     (「计算：3/4 + 1/6」) are problems printed without labels, parted as such."""
-    first = block.rows[0].text
-    label = PART.match(first)
-    if label is None or len(block.rows) < 2 or not is_formula_alone(first[label.end():]) \
-            or not any(ch in first[label.end():] for ch in "=+-−×÷/<>≤≥"):
-        return [block]
-    below = block.rows[1].text
-    if formula_goes_on(first, below) or PART.match(below) or label_number(below) is not None \
-            or not reads_as_question(below):
+    if len(block.rows) < 2 or not formula_part_alone(block.rows[0].text, block.rows[1].text):
         return [block]
     rest = block.rows[1:]
     return [Block(block.rows[:1], False, block.numbered, touches_edge(block.rows[:1])),
@@ -481,7 +474,7 @@ def split_skipped_numbers(blocks: list[Block]) -> list[Block]:
     for i, block in enumerate(blocks):
         below = next((b for b in blocks[i + 1:] if not b.header and _overlap(block, b) > 0), None)
         after = row_number(below.rows[0]) if below is not None and below.numbered else None
-        lost = _numbers_lost(numbers[i], after, numbers)
+        lost = numbers_lost(numbers[i], after, numbers)
         ats = _paragraph_ends_of(block, lost) if lost else []
         parts = [block.rows[a:b] for a, b in zip([0, *ats], [*ats, len(block.rows)])]
         split.extend(Block(p, block.header, block.numbered, touches_edge(p)) for p in parts)
@@ -504,18 +497,6 @@ def problem_numbers(blocks: list[Block]) -> list[int | None]:
                 PART.match(r.text) or ringed_number(r.text) for r in block.rows[1:])
         numbers.append(None if block.header else number)
     return numbers
-
-
-#: At most this many problems in a row may have lost their numbers (:func:`split_skipped_numbers`).
-MOST_SKIPPED = 3
-
-
-def _numbers_lost(number: int | None, after: int | None, numbers: list[int | None]) -> int:
-    """How many problems between ``number`` and the next number below it, ``after``, lost
-    their numbers: none of those is on the page (at most ``MOST_SKIPPED``; 0 if unknown)."""
-    if number is None or after is None or not 0 < after - number - 1 <= MOST_SKIPPED:
-        return 0
-    return 0 if set(range(number + 1, after)) & set(numbers) else after - number - 1
 
 
 def _printed_label(block: Block) -> bool:
@@ -1217,7 +1198,7 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
             blocks[-1].append(row)  # a hint box's text under its title: no problem
         elif blocks and not kinds[-1][0] and is_score_only(row.text):
             blocks[-1].append(row)  # the problem's score note, wrapped onto a line of its own
-        elif blocks and not header and not numbered and _bare_number(blocks[-1], sub_questions_start):
+        elif blocks and not header and not numbered and len(blocks[-1]) == 1 and is_bare_label(blocks[-1][0].text, sub_questions_start):
             blocks[-1].append(row)  # the number stood on a line of its own: this is its problem
             kinds[-1] = (False, True)
         elif not blocks or header or numbered or kinds[-1][0]:
@@ -1230,7 +1211,7 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
         part = sub or (0 if numbered or header else part)
         if numbered or header:
             ringed = ringed + 1 if after_ring else ringed_number(row.text) if numbered else 0
-            led_in = (is_lead_in(row.text) or goes_on_lead_in or header and _label_over_parts(row, rows[i + 1:i + 2])
+            led_in = (is_lead_in(row.text) or goes_on_lead_in or header and label_over_parts(row.text, [r.text for r in rows[i + 1:i + 2]])
                       or led_in and not TOP_LEVEL.match(row.text) and not is_header(row.text))
     return [Block(tuple(b), h, n, touches_edge(b)) for b, (h, n) in zip(blocks, kinds)]
 
@@ -1259,12 +1240,6 @@ def asks(rows: list[Row]) -> bool:
     return reads_as_question(strip_number(" ".join(r.text for r in rows)))
 
 
-def _label_over_parts(row: Row, below: list[Row]) -> bool:
-    """A label with no stem (「第一题（10分）」 alone on its row) right over a part "(1)": nothing
-    is asked above the parts, so each is a problem of its own, as under a lead-in."""
-    return bool(below) and is_number_alone(row.text) and bracketed_number(below[0].text) == 1
-
-
 def heads_problem(row: Row, below: list[Row]) -> bool:
     """A workbook's section label (「综合运用」) over the problem that starts a region: no
     half as wide as the line below it, which asks."""
@@ -1274,22 +1249,16 @@ def heads_problem(row: Row, below: list[Row]) -> bool:
 
 def under_lead_in(blocks: list[Block]) -> bool:
     """What follows ``blocks`` is below a lead-in: the last header is one (also wrapped onto
-    two rows), or a label with no stem over its parts (:func:`_label_over_parts`), and only
+    two rows), or a label with no stem over its parts (:func:`label_over_parts`), and only
     its parts ("(1)", ①, "a)") came after it, no problem numbered otherwise."""
     for i in range(len(blocks) - 1, -1, -1):
         block = blocks[i]
         if block.header:
             return is_lead_in(block.rows[0].text) or len(block.rows) > 1 and is_lead_in(block.text) \
-                or _label_over_parts(block.rows[0], [b.rows[0] for b in blocks[i + 1:i + 2]])
+                or label_over_parts(block.rows[0].text, [b.rows[0].text for b in blocks[i + 1:i + 2]])
         if block.numbered and not starts_part(block.rows[0].text):
             return False
     return False
-
-
-def _bare_number(rows: list[Row], sub_questions_start: bool) -> bool:
-    """A block that is one row holding a problem number and nothing else ("(10)", "Q21."):
-    a mark drawn round the number can make the detector read it apart from its line."""
-    return len(rows) == 1 and starts_problem(rows[0].text, sub_questions_start) and is_number_alone(rows[0].text)
 
 
 def continues(previous: Block, block: Block, unit: float, params: BlockParams) -> bool:

@@ -19,9 +19,8 @@ from dataclasses import dataclass, replace
 from appliance.ocr.blocks import Block, Row, reads_as_figure, touches_edge
 from appliance.ocr.layout import join
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (blanks, cut_score_note, without_score_at_end, is_lone_letter, marks_column, says_something, speaks_of_figure, element_symbols, is_hint, is_options, reads_as_question, says_how_to_answer,
-                                            starts_sub_questions, stem_asks, strip_number, table_before_parts, without_answer_bracket,
-                                            without_how_to_answer, without_stars, without_sub_questions, without_working)
+from appliance.wording.problem_text import (searched_text, cut_score_note, is_lone_letter, marks_column, says_something, speaks_of_figure, is_hint, is_options, reads_as_question, says_how_to_answer,
+                                            starts_sub_questions, stem_asks, table_before_parts)
 
 
 @dataclass(frozen=True)
@@ -135,11 +134,7 @@ def problem_text(block: Block) -> str:
         if not says_how_to_answer(row.text) and not (i and is_lone_letter(row.text)) \
                 and not (i and reads_as_figure(row) and stem_asks(text) and not speaks_of_figure(text)):
             text = join(text, row.text)  # a table's row after a stem that asks, a drawing's letter: no part of it
-    text = without_how_to_answer(text)
-    # the answer bracket first: a score note before it ends the problem (「…S₁₀。(本题4分) （ ）」)
-    text = element_symbols(blanks(strip_number(without_answer_bracket(without_sub_questions(text)))))
-    # a mark after the note (「…(8分) 1/」) leaves with the working: the note is at the end then
-    return without_answer_bracket(without_score_at_end(without_working(without_stars(text))))
+    return searched_text(text)
 
 
 def _printed_problem(row: Row, more: bool) -> Row:

@@ -1317,3 +1317,49 @@ def next_part(line: str, part: int, above: list[str]) -> int:
     if number is None or number != part + 1:
         return 0
     return number if part or stem_asks(" ".join(above)) else 0
+
+
+def formula_part_alone(first: str, below: str) -> bool:
+    """``first`` is a part that is a formula alone ("(2) x/2 + 8 = 7") and ``below`` asks or
+    sets a task of its own (「计算：3/4 + 1/6」): no rest of the formula, no part, no label."""
+    label = PART.match(first)
+    if label is None or not is_formula_alone(first[label.end():]) or not any(ch in first[label.end():] for ch in "=+-−×÷/<>≤≥"):
+        return False
+    return not (formula_goes_on(first, below) or PART.match(below) or label_number(below) is not None) and reads_as_question(below)
+
+
+#: At most this many problems in a row may have lost their numbers (:func:`numbers_lost`).
+MOST_SKIPPED = 3
+
+
+def numbers_lost(number: int | None, after: int | None, numbers: list[int | None]) -> int:
+    """How many problems between ``number`` and the next number below it, ``after``, lost
+    their numbers: none of those is among the page's ``numbers`` (at most ``MOST_SKIPPED``;
+    0 if unknown)."""
+    if number is None or after is None or not 0 < after - number - 1 <= MOST_SKIPPED:
+        return 0
+    return 0 if set(range(number + 1, after)) & set(numbers) else after - number - 1
+
+
+def label_over_parts(line: str, below: list[str]) -> bool:
+    """A label with no stem (「第一题（10分）」 alone on its line) right over a part "(1)" (the
+    first of ``below``, if any): nothing is asked above the parts, so each is a problem of
+    its own, as under a lead-in."""
+    return bool(below) and is_number_alone(line) and bracketed_number(below[0]) == 1
+
+
+def is_bare_label(line: str, sub_questions_start_problems: bool) -> bool:
+    """The line holds a problem number and nothing else ("(10)", "Q21."): a mark drawn round
+    the number can make the detector read it apart from its line."""
+    return starts_problem(line, sub_questions_start_problems) and is_number_alone(line)
+
+
+def searched_text(text: str) -> str:
+    """A problem's text as it is searched: without how to answer it, its sub-questions that
+    say only that, its number, score note, working after its end, stars or empty answer
+    bracket; blanks written "____" and element symbols set right (CO₂)."""
+    text = without_how_to_answer(text)
+    # the answer bracket first: a score note before it ends the problem (「…S₁₀。(本题4分) （ ）」)
+    text = element_symbols(blanks(strip_number(without_answer_bracket(without_sub_questions(text)))))
+    # a mark after the note (「…(8分) 1/」) leaves with the working: the note is at the end then
+    return without_answer_bracket(without_score_at_end(without_working(without_stars(text))))

@@ -3,7 +3,7 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (PART, ends_with_note, is_options_bracket, top_level_count, with_lost_brackets, wraps_lead_in, breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
+from appliance.wording.problem_text import (PART, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, ends_with_note, is_options_bracket, top_level_count, with_lost_brackets, wraps_lead_in, breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
                                             cut_score_note, finishes, is_hint, label_near, label_number, page_label_styles, styled_label, starts_answer, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
                                             is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_how_to_answer, without_sum_at_end, without_working, is_margin_sum)
@@ -1130,3 +1130,36 @@ def test_a_note_or_the_options_in_brackets_after_a_sentence_end_the_paragraph(te
                                          ("He ___ to school. (go / goes / went)", False), ("(3) 计算 6/3", False)])
 def test_a_bracket_of_options_alone_on_its_row(line, alone):
     assert is_options_bracket(line) is alone
+
+
+@pytest.mark.parametrize("number, after, numbers, lost", [
+    (3, 6, [3, 6], 2),  # 4 and 5 are not on the page: read on into 3
+    (3, 6, [3, 5, 6], 0),  # 5 stands elsewhere on the page (another column)
+    (3, 4, [3, 4], 0),  # in turn
+    (3, 9, [3, 9], 0),  # more than MOST_SKIPPED between: not lost numbers
+    (None, 4, [4], 0),
+])
+def test_numbers_lost_between_two_problems(number, after, numbers, lost):
+    assert numbers_lost(number, after, numbers) == lost
+
+
+def test_a_label_alone_over_a_first_part_heads_its_parts():
+    assert label_over_parts("第一题（10分）", ["（1）计算 3/4 + 1/6"])
+    assert not label_over_parts("第一题（10分）", ["（2）计算 3/4 + 1/6"])
+    assert not label_over_parts("3. 计算下列各题", ["（1）3/4 + 1/6"])
+    assert not label_over_parts("第一题（10分）", [])
+
+
+@pytest.mark.parametrize("line, bare", [("(10)", True), ("Q21.", True), ("(10) 解方程：2x + 3 = 11", False), ("求值", False)])
+def test_a_problem_number_alone_on_its_line(line, bare):
+    assert is_bare_label(line, True) is bare
+
+
+@pytest.mark.parametrize("first, below, alone", [
+    ("(2) x/2 + 8 = 7", "计算：3/4 + 1/6", True),
+    ("(2) x/2 + 8 = 7", "(3) 2x - 1 = 5", False),  # the next part
+    ("(2) 3x + 2y = 12,", "x - y = 1", False),  # the formula goes on
+    ("(2) 求 x 的值", "计算：3/4 + 1/6", False),  # no formula alone
+])
+def test_a_part_that_is_a_formula_alone_over_a_task_of_its_own(first, below, alone):
+    assert formula_part_alone(first, below) is alone
