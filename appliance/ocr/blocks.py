@@ -29,7 +29,7 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, says_something, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
+from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, says_something, finishes, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, ends_with_note, is_options_bracket, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
@@ -182,7 +182,7 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     blocks = split_skipped_numbers([part for block in split_lost_numbers(join_pieces(blocks), unit, params) for part in split_after_options(block)])
     for split in (split_off_answer, split_off_working_above, split_off_figure):
         blocks = [part for block in blocks for part in split(block)]
-    return blocks
+    return split_off_working_before_answer(blocks)
 
 
 def cell_rows(boxes: list[TextBox], size: tuple[int, int], unit: float, params: BlockParams) -> list[Row]:
@@ -303,6 +303,33 @@ def split_off_answer(block: Block) -> list[Block]:
             return [Block(head, False, block.numbered, touches_edge(head)),
                     Block(tail[:written], False, False, touches_edge(tail[:written])), *split_off_answer(rest)]
     return [block]
+
+
+def split_off_working_before_answer(blocks: list[Block]) -> list[Block]:
+    """A problem right above the answer space's label ("Ans:", 「答：」) without the rows after
+    its stem's end that ask nothing: the student's working, written before the answer
+    ("Slope m = …" ⏎ "The slope is 2." ⏎ "Ans: 2")."""
+    out: list[Block] = []
+    for block, below in zip(blocks, [*blocks[1:], None]):
+        end = _stem_end(block) if below is not None and below.header and starts_answer(below.rows[0].text) \
+            and not block.header and _overlap(block, below) > 0 else None
+        if end is None:
+            out.append(block)
+            continue
+        head, tail = block.rows[:end], block.rows[end:]
+        out += [Block(head, False, block.numbered, touches_edge(head)), Block(tail, False, False, touches_edge(tail))]
+    return out
+
+
+def _stem_end(block: Block) -> int | None:
+    """Where the problem's rows end: after the first row that finishes a sentence with the
+    text so far asking, when no row after it asks; None when no row follows that end."""
+    for end in range(1, len(block.rows)):
+        text = " ".join(r.text for r in block.rows[:end])
+        if finishes(block.rows[end - 1].text) and reads_as_question(strip_number(text)):
+            rest = block.rows[end:]
+            return end if not any(reads_as_question(r.text) or is_options_or_data(r.text) for r in rest) else None
+    return None
 
 
 #: A student's answer between a problem and the next is at most this many characters a row.

@@ -688,3 +688,18 @@ def test_a_problem_without_a_score_note_stays_apart_where_the_page_shows_none():
             box("A bag contains 3 red balls and 5 blue balls.", 200, 720, 640)]
     texts = [b.text for b in find_blocks(rows, SIZE)]
     assert "What is the SI unit of force?" in texts
+
+
+def test_working_written_between_a_problem_and_its_answer_label_is_no_part_of_it():
+    rows = [("7. Find the slope of the line passing through the points (1,", 640), ("2) and (3, 6).", 200),
+            ("Slope m = y2 - y1/x2 - x1", 330), ("The slope is 2.", 200), ("Ans: 2", 100),
+            ("8. What is the sum of the interior angles of a hexagon?", 640)]
+    texts = [b.text for b in find_blocks(column(rows, 300), SIZE)]
+    assert texts[0] == "7. Find the slope of the line passing through the points (1, 2) and (3, 6)."
+
+
+def test_a_problems_given_data_after_its_question_stays_above_its_answer_label():
+    rows = [("3. 一个圆的半径是 3 厘米，它的周长是多少厘米？", 560), ("（π 取 3.14）", 160), ("答：", 60),
+            ("4. 解方程：2x + 3 = 11", 300)]
+    texts = [b.text for b in find_blocks(column(rows, 300), SIZE)]
+    assert texts[0] == "3. 一个圆的半径是 3 厘米，它的周长是多少厘米？（π 取 3.14）"
