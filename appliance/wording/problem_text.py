@@ -149,7 +149,8 @@ _TITLE_START = re.compile(r"第\s*[一二三四五六七八九十\d]{1,3}\s*章|
 _INSTRUCTION = re.compile(r"(?i:write\s+(?:your|all)\s+answers\b|read\s+(?:each|every|all|the)\s+questions?\s+carefully\b"
                           r"|use\s+(?:a\s+)?(?:black|blue)\s+(?:ink|pen)\b|do\s+not\s+write\b)"
                           # 「注意：…」 「请在横线上作答。」 「请用黑色签字笔作答。」 「解答时写出必要的文字说明和步骤。」
-                          r"|注意(?:事项)?\s*[:：]|请?(?:在|于|用|使用)[^？?。，,]{0,12}(?:作答|答题|书写)\s*[。.]?\s*$"
+                          # 「说明：请将答案写在横线上…」
+                          r"|注意(?:事项)?\s*[:：]|^\s*说明\s*[:：]|请?(?:将|把)答案(?:写|填)(?:在|到)|请?(?:在|于|用|使用)[^？?。，,]{0,12}(?:作答|答题|书写)\s*[。.]?\s*$"
                           r"|(?:解答|答题)(?:时|应|须|需|要)[^？?]{0,24}$")
 _ASKS = re.compile(r"[?？=＝]|求|计算|解|多少|哪|什么|为什么|怎样|如何|是否|选择|填")
 
@@ -417,9 +418,10 @@ def is_lead_in(line: str) -> bool:
 
 # A problem's own words: a question mark, a blank to fill, or a word that asks or instructs.
 _QUESTION = re.compile(r"[?？]|[_＿]{2,}|求|计算|多少|哪|什么|怎样|如何|是否|谁|几|写出|比较|判断|选择|填|解方程|解不等式"
-                       r"|化成|化简|因式分解|分解因式|翻译|画出|指出"
+                       r"|化成|化简|因式分解|分解因式|翻译|画出|指出|改写|补全|说出|列出"
                        r"|(?i:\b(?:what|which|who|whom|whose|when|where|why|how|find|solve|calculate|compute|"
-                       r"simplify|fill|choose|translate|write|name|explain|describe|evaluate|convert|factori[sz]e|expand|prove|rewrite)\b)")
+                       r"simplify|fill|choose|translate|write|name|explain|describe|evaluate|convert|factori[sz]e|expand|prove|rewrite|"
+                       r"complete|determine|identify|estimate|change\s+(?:into|to))\b)")
 
 
 def reads_as_question(text: str) -> bool:
@@ -673,19 +675,36 @@ def ringed_number(line: str) -> int:
 
 
 _HALF_BRACKETED = re.compile(r"^\s*(\d{1,2})\s*[)）]")
+# ...and "(9 (3分)…", whose closing bracket was lost: the opening one is never closed on the line.
+_OPEN_BRACKETED = re.compile(r"^\s*[（(]\s*(\d{1,2})\s+(?=\S)")
+
+
+def _never_closed(line: str) -> bool:
+    return sum(line.count(c) for c in "(（") > sum(line.count(c) for c in ")）")
 
 
 def with_lost_brackets(lines: list[str]) -> list[str]:
-    """The page's lines, "2)" read as "(2)" where the page's bracketed numbers hold 1 or 3:
-    a ring drawn round "(2)" took its opening bracket (how the page numbers its problems is
+    """The page's lines, "2)" (or "(2 …" never closed) read as "(2)" where the page's
+    bracketed numbers hold 1 or 3: a ring drawn round "(2)" took its opening bracket (how the page numbers its problems is
     judged on these lines). Not where it closes a bracket the line above left open ("6)."
     under "…(1, 2) and (3,", :func:`continues_bracket`)."""
     numbers = {n for n in map(bracketed_number, lines) if n is not None}
     def whole(above: str, line: str) -> str:
         match = _HALF_BRACKETED.match(line)
         lost = match is not None and not continues_bracket(above, line)
-        return f"({line.lstrip()}" if lost and {int(match[1]) - 1, int(match[1]) + 1} & numbers else line
+        if lost and {int(match[1]) - 1, int(match[1]) + 1} & numbers:
+            return f"({line.lstrip()}"
+        return closed_label(line, numbers)
     return [whole(above, line) for above, line in zip(["", *lines], lines)]
+
+
+def closed_label(line: str, numbers: set[int]) -> str:
+    """"(9 (3分)因式分解…" as "(9) (3分)因式分解…" where the page's bracketed ``numbers``
+    hold 8 or 10: the label's closing bracket was lost (the opening one is never closed)."""
+    match = _OPEN_BRACKETED.match(line)
+    if match is None or not _never_closed(line) or not {int(match[1]) - 1, int(match[1]) + 1} & numbers:
+        return line
+    return f"({match[1]}) {line[match.end():]}"
 
 
 def wraps_lead_in(line: str, below: str) -> bool:

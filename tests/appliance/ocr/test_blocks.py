@@ -703,3 +703,9 @@ def test_a_problems_given_data_after_its_question_stays_above_its_answer_label()
             ("4. 解方程：2x + 3 = 11", 300)]
     texts = [b.text for b in find_blocks(column(rows, 300), SIZE)]
     assert texts[0] == "3. 一个圆的半径是 3 厘米，它的周长是多少厘米？（π 取 3.14）"
+
+
+def test_a_problem_whose_labels_closing_bracket_was_lost_starts_its_own_block():
+    rows = [("(8) (本题12分）把 0.75 化成最简分数。", 500), ("(9 (3分)因式分解：x² - 9", 360), ("(10) 求 24 和 36 的最小公倍数。", 460)]
+    texts = [b.text for b in find_blocks(column(rows, 400), SIZE)]
+    assert texts == ["(8) (本题12分）把 0.75 化成最简分数。", "(9) (3分)因式分解：x² - 9", "(10) 求 24 和 36 的最小公倍数。"]

@@ -3,7 +3,7 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (PART, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, ends_with_note, is_options_bracket, top_level_count, with_lost_brackets, wraps_lead_in, breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
+from appliance.wording.problem_text import (PART, closed_label, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, ends_with_note, is_options_bracket, top_level_count, with_lost_brackets, wraps_lead_in, breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
                                             cut_score_note, finishes, is_hint, label_near, label_number, page_label_styles, styled_label, starts_answer, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
                                             is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_how_to_answer, without_sum_at_end, without_working, is_margin_sum)
@@ -1163,3 +1163,22 @@ def test_a_problem_number_alone_on_its_line(line, bare):
 ])
 def test_a_part_that_is_a_formula_alone_over_a_task_of_its_own(first, below, alone):
     assert formula_part_alone(first, below) is alone
+
+
+@pytest.mark.parametrize("line, numbers, closed", [
+    ("(9 (3分)因式分解：x² - 9", {8, 10}, "(9) (3分)因式分解：x² - 9"),
+    ("(9 + 3) × 2 = ?", {8, 10}, "(9 + 3) × 2 = ?"),  # a bracket the line closes: no label
+    ("(9 (3分)因式分解：x² - 9", {2, 3}, "(9 (3分)因式分解：x² - 9"),  # no neighbour on the page
+])
+def test_a_label_that_lost_its_closing_bracket_gets_it_back(line, numbers, closed):
+    assert closed_label(line, numbers) == closed
+
+
+def test_a_sheets_note_on_how_to_answer_is_a_header():
+    assert is_header("说明：请将答案写在横线上，解答题要写出必要的步骤。")
+    assert not is_header("说明理由：一个数的 3 倍是 12，这个数是多少？")
+
+
+@pytest.mark.parametrize("text", ["Change into the passive voice:", "Complete the table.", "改写句子：", "补全对话。"])
+def test_instructions_read_as_tasks(text):
+    assert reads_as_question(text)
