@@ -1373,12 +1373,17 @@ def is_bare_label(line: str, sub_questions_start_problems: bool) -> bool:
     return starts_problem(line, sub_questions_start_problems) and is_number_alone(line)
 
 
+# A cross the teacher drew before a problem without a number, read into its first line:
+# 「×一块金属…」, "X Find the slope…" (not "X + 3", "x 的值").
+_LEADING_CROSS = re.compile(r"^\s*(?:[×✗✘]\s*(?=[\u4e00-\u9fff《“「])|X\s+(?=[A-Z][a-z]))")
+
+
 def searched_text(text: str) -> str:
     """A problem's text as it is searched: without how to answer it, its sub-questions that
     say only that, its number, score note, working after its end, stars or empty answer
     bracket; blanks written "____" and element symbols set right (CO₂)."""
     text = without_how_to_answer(text)
     # the answer bracket first: a score note before it ends the problem (「…S₁₀。(本题4分) （ ）」)
-    text = element_symbols(blanks(strip_number(without_answer_bracket(without_sub_questions(text)))))
+    text = element_symbols(blanks(_LEADING_CROSS.sub("", strip_number(without_answer_bracket(without_sub_questions(text))))))
     # a mark after the note (「…(8分) 1/」) leaves with the working: the note is at the end then
     return without_answer_bracket(without_score_at_end(without_working(without_stars(text))))

@@ -3,7 +3,7 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (PART, closed_label, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, ends_with_note, is_options_bracket, top_level_count, with_lost_brackets, wraps_lead_in, breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
+from appliance.wording.problem_text import (PART, searched_text, closed_label, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, ends_with_note, is_options_bracket, top_level_count, with_lost_brackets, wraps_lead_in, breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
                                             cut_score_note, finishes, is_hint, label_near, label_number, page_label_styles, styled_label, starts_answer, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
                                             is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_how_to_answer, without_sum_at_end, without_working, is_margin_sum)
@@ -1182,3 +1182,13 @@ def test_a_sheets_note_on_how_to_answer_is_a_header():
 @pytest.mark.parametrize("text", ["Change into the passive voice:", "Complete the table.", "改写句子：", "补全对话。"])
 def test_instructions_read_as_tasks(text):
     assert reads_as_question(text)
+
+
+@pytest.mark.parametrize("text, searched", [
+    ("×一块金属的质量是 270 g，求它的密度。", "一块金属的质量是 270 g，求它的密度。"),
+    ("第十二题 X Find the slope of the line.", "Find the slope of the line."),
+    ("X + 3 = 5，求 X。", "X + 3 = 5，求 X。"),  # a letter of the problem's own
+    ("x 的值是多少？", "x 的值是多少？"),
+])
+def test_a_cross_drawn_before_a_problem_is_no_part_of_it(text, searched):
+    assert searched_text(text) == searched
