@@ -544,8 +544,13 @@ def without_working(text: str) -> str:
     chosen = text[end] in "?？" and (_CHOSEN_OPTION.match(rest) or _SHORT_ANSWER.match(rest)) is not None \
         or text[end] == "。" and _CHOSEN_OPTION.match(rest) is not None \
         or text[end] in "?？" and _written_answer(rest) or text[end] in ")）" and _one_of_the_options(text[:end + 1], rest)
-    written = reads_as_working(rest) or chosen or (not decimal and _BARE_ANSWER.match(rest) is not None)
+    worked = text[end] in "?？" and _SUM_WORKED.search(rest) is not None and not reads_as_question(rest)
+    written = reads_as_working(rest) or chosen or worked or (not decimal and _BARE_ANSWER.match(rest) is not None)
     return text[:end + 1] if written else text
+
+
+# A sum worked out in words after the question ("…red? There are 3 + 5 = 8 balls").
+_SUM_WORKED = re.compile(r"\d\s*[+\-×÷*/]\s*\d[^?？=＝]{0,12}[=＝]\s*-?\d")
 
 
 # The first of a problem's sub-questions: "(1)", 「（1）」, at a line's start or after a sentence.

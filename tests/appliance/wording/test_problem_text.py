@@ -1192,3 +1192,14 @@ def test_instructions_read_as_tasks(text):
 ])
 def test_a_cross_drawn_before_a_problem_is_no_part_of_it(text, searched):
     assert searched_text(text) == searched
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("What is the probability that it is red? There are 3 + 5 = 8 balls",
+     "What is the probability that it is red?"),
+    ("How many eggs are in 5 boxes? Show that 5 × 12 = 60 is right?",  # it asks: the problem's own
+     "How many eggs are in 5 boxes? Show that 5 × 12 = 60 is right?"),
+    ("一个数的 3 倍是 12，这个数是多少？(3 + 5 = 8 不是答案)", "一个数的 3 倍是 12，这个数是多少？(3 + 5 = 8 不是答案)"),
+])
+def test_a_sum_worked_out_after_the_question_is_no_part_of_it(text, kept):
+    assert without_working(text) == kept
