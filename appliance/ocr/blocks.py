@@ -281,7 +281,8 @@ def split_after_options(block: Block) -> list[Block]:
 def split_off_answer(block: Block) -> list[Block]:
     """A problem (its number read or lost) without the rows after its question mark that ask nothing (a
     student's working or answer written below it, 「25℃时pH=7」), or after its end that
-    read as working (「移项得…」) or a bare number (「…求A∩B。」 ⏎ 「59」): they are a block of their own, no problem. Answer options
+    read as working (「移项得…」) or a bare number (「…求A∩B。」 ⏎ 「59」), or figures alone under an
+    instruction's formula (「解方程：3x - 7 = 2x + 5」 ⏎ "12 12cm 24 cm²"): they are a block of their own, no problem. Answer options
     (A. …) and given data in brackets stay (also after a table printed under the question),
     and so does a sentence after a full stop that goes on with the problem (「…求阻值。以及它
     消耗的电功率。」)."""
@@ -294,7 +295,8 @@ def split_off_answer(block: Block) -> list[Block]:
         answer = ends_question(last) and not is_options_or_data(given.text)
         working = (reads_as_working(tail[0].text) and (ends_sentence(last) or reads_as_question(last))
                    or is_stray(tail[0].text) and ends_sentence(last)
-                   or len(tail) == 1 and is_answer_row(tail[0].text) and ends_sentence(last)) \
+                   or len(tail) == 1 and is_answer_row(tail[0].text) and ends_sentence(last)
+                   or len(tail) == 1 and reads_as_figures(tail[0].text) and ends_formula(last)) \
             and not leaves_bracket_open(last) and not formula_goes_on(last, tail[0].text)  # 「…(ρ水」 「= 1.0×10³ kg/m³)」 is a given
         if (answer or working) and not any(reads_as_question(r.text) for r in tail):
             return [Block(head, False, block.numbered, touches_edge(head)), Block(tail, False, False, touches_edge(tail))]

@@ -709,3 +709,9 @@ def test_a_problem_whose_labels_closing_bracket_was_lost_starts_its_own_block():
     rows = [("(8) (本题12分）把 0.75 化成最简分数。", 500), ("(9 (3分)因式分解：x² - 9", 360), ("(10) 求 24 和 36 的最小公倍数。", 460)]
     texts = [b.text for b in find_blocks(column(rows, 400), SIZE)]
     assert texts == ["(8) (本题12分）把 0.75 化成最简分数。", "(9) (3分)因式分解：x² - 9", "(10) 求 24 和 36 的最小公倍数。"]
+
+
+def test_figures_written_under_an_equation_to_solve_are_no_part_of_it():
+    rows = [("(16) 解方程：3x - 7 = 2x + 5", 420), ("12 12cm 24 cm²", 220), ("(17) 解方程：2x + 3 = 11", 360)]
+    texts = [b.text for b in find_blocks(column(rows, 400), SIZE)]
+    assert texts[0] == "(16) 解方程：3x - 7 = 2x + 5"
