@@ -141,7 +141,8 @@ _FORM_LINE = re.compile(r"^(?i:(?:name|class|no\.|number|score|date|grade|studen
 # Words of a sheet's title that a problem may use too (练习钢琴): a title only in a short line that asks nothing.
 _TITLE_WORDS = re.compile(r"练习|复习|测验|检测|训练|测试|期中|期末|考试|提升|拓展|[七八九]年级"
                           r"|(?i:\breview\b|\bpractice\b|\bexercises\b|\bwarm[\s-]?up\b|\brevision\b|\bexit\s+ticket\b"
-                          r"|\bchallenge\s+(?:questions|problems)\b)")
+                          r"|\bchallenge\s+(?:questions|problems)\b|\bcheck\s+your\s+(?:understanding|progress)\b"
+                          r"|\b(?:quick|concept|self)[\s-]check\b|\btry\s+(?:it|this|these)\b)")
 # ...and at a line's start: a chapter, a knowledge point, a class's starter or extension, a grade.
 _TITLE_START = re.compile(r"第\s*[一二三四五六七八九十\d]{1,3}\s*章|知识点\s*[一二三四五六七八九十\d]"
                           r"|(?i:do\s+now\b|extension\b|(?:grade|year)\s+\d{1,2}\b)")

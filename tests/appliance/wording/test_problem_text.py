@@ -1203,3 +1203,9 @@ def test_a_cross_drawn_before_a_problem_is_no_part_of_it(text, searched):
 ])
 def test_a_sum_worked_out_after_the_question_is_no_part_of_it(text, kept):
     assert without_working(text) == kept
+
+
+@pytest.mark.parametrize("line, header", [("Check Your Understanding", True), ("Quick Check", True), ("Try these", True),
+                                          ("Try this problem: what is 3 + 4?", False), ("Check your answer: is x = 4?", False)])
+def test_a_textbook_boxs_title_is_a_header(line, header):
+    assert is_header(line) is header
