@@ -913,6 +913,14 @@ _SPEAKS_OF_FIGURE = re.compile(r"[如下上左右]图|图[中示]|[下上左右]
                                r"|(?i:\b(?:figures?|fig\.|tables?|graphs?|diagrams?|charts?|shown|below)\b)")
 
 
+# ...and a Chinese figure's caption read onto the end of the problem's last line: 「…N/kg) (第14题图)」.
+_CAPTION_AT_END = re.compile(r"\s*[（(]\s*第\s*\d{1,3}\s*题\s*[图表]\s*[\d一二三四五六七八九十]{0,3}\s*[)）]\s*$")
+
+
+def without_caption_at_end(text: str) -> str:
+    return _CAPTION_AT_END.sub("", text)
+
+
 def is_caption(line: str) -> bool:
     """The line is a figure's or table's caption."""
     return _CAPTION.match(line) is not None
@@ -1388,7 +1396,7 @@ def searched_text(text: str) -> str:
     """A problem's text as it is searched: without how to answer it, its sub-questions that
     say only that, its number, score note, working after its end, stars or empty answer
     bracket; blanks written "____" and element symbols set right (CO₂)."""
-    text = without_how_to_answer(text)
+    text = without_how_to_answer(without_caption_at_end(text))
     # the answer bracket first: a score note before it ends the problem (「…S₁₀。(本题4分) （ ）」)
     text = element_symbols(blanks(_LEADING_CROSS.sub("", strip_number(without_answer_bracket(without_sub_questions(text))))))
     # a mark after the note (「…(8分) 1/」) leaves with the working: the note is at the end then

@@ -1209,3 +1209,11 @@ def test_a_sum_worked_out_after_the_question_is_no_part_of_it(text, kept):
                                           ("Try this problem: what is 3 + 4?", False), ("Check your answer: is x = 4?", False)])
 def test_a_textbook_boxs_title_is_a_header(line, header):
     assert is_header(line) is header
+
+
+@pytest.mark.parametrize("text, searched", [
+    ("一名同学的质量是 50 kg，他受到的重力是多少？（g 取 10 N/kg) (第14题图)", "一名同学的质量是 50 kg，他受到的重力是多少？（g 取 10 N/kg)"),
+    ("如（第3题图）所示，求 AB 的长。", "如（第3题图）所示，求 AB 的长。"),  # the problem speaks of its figure
+])
+def test_a_figures_caption_read_onto_the_problems_end_is_no_part_of_it(text, searched):
+    assert searched_text(text) == searched
