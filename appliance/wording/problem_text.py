@@ -498,6 +498,15 @@ _MARKS = re.compile(r"^\s*\d{1,3}\s*(?:marks?|points?|pts?|分)\s*$", re.IGNOREC
 _OPTIONS_BRACKET = re.compile(r"[（(]([^()（）]*/[^()（）]*)[)）]$")
 
 
+# The slashes of an options bracket read as "I" or "|": "(go I goes I went)".
+_OPTIONS_READ_AS_I = re.compile(r"[（(][a-z]+(?:\s+[Il|]\s+[a-z]+)+[)）]")
+
+
+def with_option_slashes(text: str) -> str:
+    """An options bracket whose slashes were read as "I" or "|" gets them back."""
+    return _OPTIONS_READ_AS_I.sub(lambda m: re.sub(r"\s+[Il|]\s+", " / ", m.group()), text)
+
+
 def is_options_bracket(line: str) -> bool:
     """The line is only a bracket of options ("(go / goes / went)"), wrapped from the question above."""
     options = _OPTIONS_BRACKET.search(line.strip())
@@ -1396,8 +1405,14 @@ def searched_text(text: str) -> str:
     """A problem's text as it is searched: without how to answer it, its sub-questions that
     say only that, its number, score note, working after its end, stars or empty answer
     bracket; blanks written "____" and element symbols set right (CO₂)."""
-    text = without_how_to_answer(without_caption_at_end(text))
+    text = without_how_to_answer(without_caption_at_end(with_option_slashes(text)))
     # the answer bracket first: a score note before it ends the problem (「…S₁₀。(本题4分) （ ）」)
     text = element_symbols(blanks(_LEADING_CROSS.sub("", strip_number(without_answer_bracket(without_sub_questions(text))))))
     # a mark after the note (「…(8分) 1/」) leaves with the working: the note is at the end then
-    return without_answer_bracket(without_score_at_end(without_working(without_stars(text))))
+    text = without_answer_bracket(without_score_at_end(without_working(without_stars(text))))
+    return _CROSS_AFTER_SUM.sub("", _TRAILING_TICK.sub("", text))
+
+
+# A cross the teacher drew after a sum, read as "X" at the problem's end ("计算：3/4 + 1/6 X");
+# not "×", which a line breaks after ("1.0 ×" ⏎ "10³").
+_CROSS_AFTER_SUM = re.compile(r"(?<=\d)\s+X\s*$")

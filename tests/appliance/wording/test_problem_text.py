@@ -3,7 +3,7 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (PART, searched_text, closed_label, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, ends_with_note, is_options_bracket, top_level_count, with_lost_brackets, wraps_lead_in, breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
+from appliance.wording.problem_text import (PART, with_option_slashes, searched_text, closed_label, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, ends_with_note, is_options_bracket, top_level_count, with_lost_brackets, wraps_lead_in, breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
                                             cut_score_note, finishes, is_hint, label_near, label_number, page_label_styles, styled_label, starts_answer, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
                                             is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_how_to_answer, without_sum_at_end, without_working, is_margin_sum)
@@ -1217,3 +1217,21 @@ def test_a_textbook_boxs_title_is_a_header(line, header):
 ])
 def test_a_figures_caption_read_onto_the_problems_end_is_no_part_of_it(text, searched):
     assert searched_text(text) == searched
+
+
+@pytest.mark.parametrize("text, searched", [
+    ("计算: 3/4 + 1/6 X", "计算: 3/4 + 1/6"),  # the teacher's cross after the sum
+    ("水的密度是 1.0 × 10³ kg/m³", "水的密度是 1.0 × 10³ kg/m³"),
+    ("Solve for X", "Solve for X"),
+])
+def test_a_cross_read_as_x_after_a_sum_is_no_part_of_it(text, searched):
+    assert searched_text(text) == searched
+
+
+@pytest.mark.parametrize("text, fixed", [
+    ("He ___ to school every day. (go I goes I went)", "He ___ to school every day. (go / goes / went)"),
+    ("(is | are)", "(is / are)"),
+    ("(I went home)", "(I went home)"),
+])
+def test_an_options_brackets_slashes_read_as_i_come_back(text, fixed):
+    assert with_option_slashes(text) == fixed
