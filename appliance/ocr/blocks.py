@@ -265,16 +265,20 @@ def axis_end(row: Row) -> bool:
 def split_after_options(block: Block) -> list[Block]:
     """A problem's answer options end it: rows after them that ask something are the next
     problem, whose number was not read (unnumbered too: a page whose numbers were all
-    lost). Options at a block's top are the options of a problem above the frame's edge."""
+    lost), and rows that ask nothing are the student's writing, no problem. Options at a
+    block's top are the options of a problem above the frame's edge."""
     if block.header:
         return [block]
     for i in range(1, len(block.rows)):
         head, tail = block.rows[:i], block.rows[i:]
-        if is_options(head[-1].text) and not is_options_or_data(tail[0].text) \
-                and any(reads_as_question(r.text) for r in tail):
-            numbered = block.numbered and not is_options(head[0].text)
+        if not is_options(head[-1].text) or is_options_or_data(tail[0].text):
+            continue
+        numbered = block.numbered and not is_options(head[0].text)
+        if any(reads_as_question(r.text) for r in tail):
             return [Block(head, False, numbered, touches_edge(head)),
                     *split_after_options(Block(tail, False, block.numbered, touches_edge(tail)))]
+        if i > 1:  # rows under the options that ask nothing: the student's writing ("The cell is the…")
+            return [Block(head, False, numbered, touches_edge(head)), Block(tail, False, False, touches_edge(tail))]
     return [block]
 
 

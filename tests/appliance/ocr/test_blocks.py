@@ -715,3 +715,13 @@ def test_figures_written_under_an_equation_to_solve_are_no_part_of_it():
     rows = [("(16) 解方程：3x - 7 = 2x + 5", 420), ("12 12cm 24 cm²", 220), ("(17) 解方程：2x + 3 = 11", 360)]
     texts = [b.text for b in find_blocks(column(rows, 400), SIZE)]
     assert texts[0] == "(16) 解方程：3x - 7 = 2x + 5"
+
+
+def test_writing_under_a_problems_options_that_asks_nothing_is_no_part_of_it():
+    rows = [("3. What is the basic unit of structure and function", 620), ("of living things?", 240),
+            ("A. tissue  B. organ  C. cell  D. system", 520), ("The cell is the basic unit", 330),
+            ("of all organisms", 220), ("4. 细胞的控制中心是什么结构？", 420)]
+    blocks = find_blocks(column(rows, 300), SIZE)
+    assert [b.text for b in blocks][:2] == ["3. What is the basic unit of structure and function of living things? "
+                                             "A. tissue  B. organ  C. cell  D. system", "The cell is the basic unit of all organisms"]
+    assert not blocks[1].numbered
