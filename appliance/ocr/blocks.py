@@ -29,7 +29,7 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, says_something, finishes, closed_label, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
+from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, says_something, finishes, mended_label, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, ends_with_note, is_options_bracket, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
@@ -171,7 +171,7 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     styles = page_label_styles(lines)
     blocks: list[Block] = []
     for region in regions:
-        rows = [labelled(_label_closed(row, set(bracketed)), styles)
+        rows = [labelled(_label_mended(row, set(bracketed)), styles)
                 for boxes in group_rows(region) for row in cell_rows(boxes, size, unit, params)]
         led_in = under_lead_in(blocks)
         for block in split_region(rows, sub_questions_start, led_in, led_in and blocks[-1].header):
@@ -712,9 +712,9 @@ def _cut_at_right(sides: frozenset[str], left: float, right: float, kept: float,
     return (sides - {"right"} if right - cut_to > params.edge_margin else sides), cut_to
 
 
-def _label_closed(row: Row, numbers: set[int]) -> Row:
-    """The row with its label's lost closing bracket put back (:func:`closed_label`)."""
-    text = closed_label(row.text, numbers)
+def _label_mended(row: Row, numbers: set[int]) -> Row:
+    """The row with its label mended (:func:`mended_label`)."""
+    text = mended_label(row.text, numbers)
     return row if text == row.text else replace(row, line=replace(row.line, text=text))
 
 

@@ -713,6 +713,19 @@ def with_lost_brackets(lines: list[str]) -> list[str]:
     return [whole(above, line) for above, line in zip(["", *lines], lines)]
 
 
+# A label's digits taken for a letter's superscript or subscript: "Q⁵." (the glyph step
+# raises a digit after a letter, as in x²).
+_SCRIPT_LABEL = re.compile(r"^(\s*(?:Q|No\.?|Ex\.?|Question|Problem|Exercise)\s*)([⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆₇₈₉]+)(?=\s*[.．:：、)）]|\s)")
+_PLAIN_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆₇₈₉", "01234567890123456789")
+
+
+def mended_label(line: str, numbers: set[int]) -> str:
+    """The line with its label's digits plain ("Q⁵." → "Q5.") and a lost closing bracket
+    put back (:func:`closed_label`)."""
+    line = _SCRIPT_LABEL.sub(lambda m: m[1] + m[2].translate(_PLAIN_DIGITS), line)
+    return closed_label(line, numbers)
+
+
 def closed_label(line: str, numbers: set[int]) -> str:
     """"(9 (3分)因式分解…" as "(9) (3分)因式分解…" where the page's bracketed ``numbers``
     hold 8 or 10: the label's closing bracket was lost (the opening one is never closed)."""

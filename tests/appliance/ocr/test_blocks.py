@@ -725,3 +725,9 @@ def test_writing_under_a_problems_options_that_asks_nothing_is_no_part_of_it():
     assert [b.text for b in blocks][:2] == ["3. What is the basic unit of structure and function of living things? "
                                              "A. tissue  B. organ  C. cell  D. system", "The cell is the basic unit of all organisms"]
     assert not blocks[1].numbered
+
+
+def test_a_problem_whose_label_digit_was_raised_starts_its_own_block():
+    rows = [("Q4. 一个质量为 5 kg 的物体受到 10 N 的合外力作用，求它的", 640), ("加速度大小。", 160), ("Q⁵. 计算：3/4 - 1/6", 320)]
+    texts = [b.text for b in find_blocks(column(rows, 400), SIZE)]
+    assert texts[-1] == "Q5. 计算：3/4 - 1/6"

@@ -3,7 +3,7 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (PART, with_option_slashes, searched_text, closed_label, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, ends_with_note, is_options_bracket, top_level_count, with_lost_brackets, wraps_lead_in, breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
+from appliance.wording.problem_text import (PART, mended_label, with_option_slashes, searched_text, closed_label, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, ends_with_note, is_options_bracket, top_level_count, with_lost_brackets, wraps_lead_in, breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
                                             cut_score_note, finishes, is_hint, label_near, label_number, page_label_styles, styled_label, starts_answer, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
                                             is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_how_to_answer, without_sum_at_end, without_working, is_margin_sum)
@@ -1235,3 +1235,9 @@ def test_a_cross_read_as_x_after_a_sum_is_no_part_of_it(text, searched):
 ])
 def test_an_options_brackets_slashes_read_as_i_come_back(text, fixed):
     assert with_option_slashes(text) == fixed
+
+
+@pytest.mark.parametrize("line, mended", [("Q⁵. 计算：3/4 - 1/6", "Q5. 计算：3/4 - 1/6"), ("Question ₁₂: Solve 2x = 4", "Question 12: Solve 2x = 4"),
+                                          ("x² + 1 = 5", "x² + 1 = 5"), ("Q²", "Q²")])
+def test_a_labels_digits_taken_for_a_superscript_are_plain(line, mended):
+    assert mended_label(line, set()) == mended
