@@ -1099,6 +1099,19 @@ def strip_number(text: str) -> str:
     return without_score_at_end(rest).lstrip(" :：.．、")
 
 
+# A score note set at the end of a full row, inside the sentence that goes on below it:
+# 「…现价（3分）是多少元？」.
+_SCORE_INSIDE = re.compile(rf"(?<=[\u4e00-\u9fff])\s*{_SCORE_NOTE}\s*(?=[\u4e00-\u9fff])", re.IGNORECASE)
+
+
+def goes_on_below(text: str, below: str) -> bool:
+    """A Chinese sentence broken off with no mark (「…打八折出售，现价」) whose rest, with no
+    label, finishes on the line below (「是多少元？」)."""
+    text, below = text.rstrip(), below.strip()
+    return bool(text and below) and "\u4e00" <= text[-1] <= "\u9fff" and "\u4e00" <= below[0] <= "\u9fff" \
+        and label_number(below) is None and finishes(below)
+
+
 def without_score_at_end(text: str) -> str:
     """The text without the score notes at its end (「…多少？（5分）」, "…(8分) 1")."""
     while (score := SCORE_AT_END.search(text)):
@@ -1418,7 +1431,7 @@ def searched_text(text: str) -> str:
     """A problem's text as it is searched: without how to answer it, its sub-questions that
     say only that, its number, score note, working after its end, stars or empty answer
     bracket; blanks written "____" and element symbols set right (CO₂)."""
-    text = without_how_to_answer(without_caption_at_end(with_option_slashes(text)))
+    text = without_how_to_answer(without_caption_at_end(with_option_slashes(_SCORE_INSIDE.sub("", text))))
     # the answer bracket first: a score note before it ends the problem (「…S₁₀。(本题4分) （ ）」)
     text = element_symbols(blanks(_LEADING_CROSS.sub("", strip_number(without_answer_bracket(without_sub_questions(text))))))
     # a mark after the note (「…(8分) 1/」) leaves with the working: the note is at the end then

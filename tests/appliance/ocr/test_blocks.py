@@ -731,3 +731,9 @@ def test_a_problem_whose_label_digit_was_raised_starts_its_own_block():
     rows = [("Q4. 一个质量为 5 kg 的物体受到 10 N 的合外力作用，求它的", 640), ("加速度大小。", 160), ("Q⁵. 计算：3/4 - 1/6", 320)]
     texts = [b.text for b in find_blocks(column(rows, 400), SIZE)]
     assert texts[-1] == "Q5. 计算：3/4 - 1/6"
+
+
+def test_a_score_note_at_a_full_rows_end_does_not_end_a_sentence_that_goes_on_below():
+    rows = [("Q6. 一件商品原价 200 元，打八折出售，现价（3分）", 600), ("是多少元？", 150), ("Q7. 把 0.75 化成最简分数。(3分)", 600)]
+    texts = [b.text for b in find_blocks(column(rows, 400), SIZE)]
+    assert texts[0] == "Q6. 一件商品原价 200 元，打八折出售，现价（3分）是多少元？"

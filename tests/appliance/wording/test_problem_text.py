@@ -3,7 +3,7 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (PART, mended_label, with_option_slashes, searched_text, closed_label, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, ends_with_note, is_options_bracket, top_level_count, with_lost_brackets, wraps_lead_in, breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
+from appliance.wording.problem_text import (PART, goes_on_below, mended_label, with_option_slashes, searched_text, closed_label, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, ends_with_note, is_options_bracket, top_level_count, with_lost_brackets, wraps_lead_in, breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
                                             cut_score_note, finishes, is_hint, label_near, label_number, page_label_styles, styled_label, starts_answer, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
                                             is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_how_to_answer, without_sum_at_end, without_working, is_margin_sum)
@@ -1241,3 +1241,17 @@ def test_an_options_brackets_slashes_read_as_i_come_back(text, fixed):
                                           ("x² + 1 = 5", "x² + 1 = 5"), ("Q²", "Q²")])
 def test_a_labels_digits_taken_for_a_superscript_are_plain(line, mended):
     assert mended_label(line, set()) == mended
+
+
+@pytest.mark.parametrize("text, below, goes_on", [
+    ("一件商品原价200元，打八折出售，现价", "是多少元？", True),
+    ("一件商品原价200元，打八折出售，现价", "(7) 把 0.75 化成最简分数。", False),  # the next problem's label
+    ("求 24 和 36 的最小公倍数。", "一个正方体的棱长是 4 厘米，它的体积是多少？", False),  # finished above
+    ("Find the value of", "x when 2x = 4.", False),
+])
+def test_a_chinese_sentence_broken_off_without_a_mark_goes_on_below(text, below, goes_on):
+    assert goes_on_below(text, below) is goes_on
+
+
+def test_a_score_note_inside_a_sentence_that_goes_on_is_no_part_of_it():
+    assert searched_text("一件商品原价200元，打八折出售，现价（3分） 是多少元？") == "一件商品原价200元，打八折出售，现价是多少元？"
