@@ -436,6 +436,8 @@ def reads_as_question(text: str) -> bool:
 _WORKING = re.compile(r"^\s*(?:由(?!于)|得|所以|因为|因此|∴|∵|移项|代入|化简|两边|[=＝](?!\s*[_＿?？(（])|(?i:so|therefore|hence|thus)\b)"
                       r"|得\s*[^，。,]{0,12}[=＝]|[=＝+\-×÷]\s*$|^\s*[A-Za-z][\w₀-₉]{0,2}\s*[=＝]\s*-?[\d./]+\s*$"
                       r"|^\s*\d[\d.]*\s*[=＝]\s*-?[\d./]+\s*$"  # "2³ = 8" read as "23 = 8"
+                      # a worked step in signs and figures only: "cos 30° = √3/2", "1/6 = 2/12"
+                      r"|^\s*(?:sin|cos|tan|log|[\d(√])[^\u4e00-\u9fff?？_＿=＝A-Za-z]{0,12}(?:sin|cos|tan|log)?[^\u4e00-\u9fff?？_＿=＝A-Za-z]{0,8}[=＝]\s*[\d√(-][^\u4e00-\u9fff?？_＿A-Za-z]*$"
                       r"|^\s*[\d.]+(?:\s*[+\-×÷*/^]\s*[\d.]+)*\s*[=＝]\s*[\d.]+(?:\s*[+\-×÷*/^]\s*[\d.]+)+"
                       r"|^\s*[\d.]+(?:\s*[+\-×÷*/^]\s*[\d.]+)+\s*[=＝]\s*[\d.]+"  # a sum worked: "36=2²×3²"
                       r"|^\s*[\d.]+\s*[xX]\s*[\d.]+\s*[=＝]"  # a product with its "x" written as a letter: "6x8=48"

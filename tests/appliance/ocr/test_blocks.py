@@ -737,3 +737,9 @@ def test_a_score_note_at_a_full_rows_end_does_not_end_a_sentence_that_goes_on_be
     rows = [("Q6. 一件商品原价 200 元，打八折出售，现价（3分）", 600), ("是多少元？", 150), ("Q7. 把 0.75 化成最简分数。(3分)", 600)]
     texts = [b.text for b in find_blocks(column(rows, 400), SIZE)]
     assert texts[0] == "Q6. 一件商品原价 200 元，打八折出售，现价（3分）是多少元？"
+
+
+def test_a_step_worked_under_a_sum_to_compute_is_no_part_of_it():
+    rows = [("6、计算：sin 60° + cos 30°", 380), ("cos 30° = √3/2", 240), ("7、计算：√48 ÷ √3", 300)]
+    texts = [b.text for b in find_blocks(column(rows, 400), SIZE)]
+    assert texts[0] == "6、计算：sin 60° + cos 30°"

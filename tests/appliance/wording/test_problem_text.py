@@ -1255,3 +1255,10 @@ def test_a_chinese_sentence_broken_off_without_a_mark_goes_on_below(text, below,
 
 def test_a_score_note_inside_a_sentence_that_goes_on_is_no_part_of_it():
     assert searched_text("一件商品原价200元，打八折出售，现价（3分） 是多少元？") == "一件商品原价200元，打八折出售，现价是多少元？"
+
+
+@pytest.mark.parametrize("line, working", [("cos 30°=√3/2", True), ("1/6 = 2/12", True), ("12 × 5 = 60", True),
+                                           ("2x + 3 = 11", False), ("x + y = 10", False), ("3/4 + 1/6 = ____", False),
+                                           ("sin 30° + cos 60° = ?", False)])
+def test_a_step_worked_in_signs_and_figures_only_is_working(line, working):
+    assert reads_as_working(line) is working
