@@ -169,9 +169,10 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     bracketed = [n for n in map(bracketed_number, lines) if n is not None]
     sub_questions_start = brackets_number_problems(top_level_count(lines), bracketed)
     styles = page_label_styles(lines)
+    numbers = set(bracketed)
     blocks: list[Block] = []
     for region in regions:
-        rows = [labelled(_label_mended(row, set(bracketed)), styles)
+        rows = [labelled(_label_mended(row, numbers), styles)
                 for boxes in group_rows(region) for row in cell_rows(boxes, size, unit, params)]
         led_in = under_lead_in(blocks)
         for block in split_region(rows, sub_questions_start, led_in, led_in and blocks[-1].header):
@@ -470,9 +471,13 @@ def _problems_under_label(block: Block, edge: float) -> bool:
     printed without labels do (:func:`_paragraph_ends`): problems without labels read on
     into it, not one problem's sentences (a label parts two: 「（3）西汉建立于哪一年？」 ⏎
     「建立者是谁？」)."""
-    rows = block.rows
-    ends = sum(_paragraph_ends(rows[:i], rows[i:i + 2], edge) for i in range(1, len(rows)))
-    return ends + 1 >= PROBLEMS_UNDER_LABEL
+    return _paragraphs(block.rows, edge) >= PROBLEMS_UNDER_LABEL
+
+
+def _paragraphs(rows: tuple[Row, ...], edge: float) -> int:
+    """How many paragraphs ``rows`` hold, parted where problems printed without labels end
+    (:func:`_paragraph_ends`)."""
+    return 1 + sum(_paragraph_ends(rows[:i], rows[i:i + 2], edge) for i in range(1, len(rows)))
 
 
 def _label_over_problems(block: Block, edge: float) -> bool:
@@ -483,8 +488,7 @@ def _label_over_problems(block: Block, edge: float) -> bool:
     rows = block.rows[1:]
     if not block.numbered or len(rows) < PROBLEMS_UNDER_LABEL or not is_number_alone(block.rows[0].text):
         return False
-    ends = sum(_paragraph_ends(rows[:i], rows[i:i + 2], edge) for i in range(1, len(rows)))
-    return ends + 1 >= PROBLEMS_UNDER_LABEL
+    return _paragraphs(rows, edge) >= PROBLEMS_UNDER_LABEL
 
 
 def _formula_part_apart(block: Block) -> list[Block]:

@@ -696,6 +696,11 @@ _HALF_BRACKETED = re.compile(r"^\s*(\d{1,2})\s*[)）]")
 _OPEN_BRACKETED = re.compile(r"^\s*[（(]\s*(\d{1,2})\s+(?=\S)")
 
 
+def _beside_page_numbers(number: int, numbers: set[int]) -> bool:
+    """The page's bracketed ``numbers`` hold the one before ``number`` or the one after it."""
+    return bool({number - 1, number + 1} & numbers)
+
+
 def _never_closed(line: str) -> bool:
     return sum(line.count(c) for c in "(（") > sum(line.count(c) for c in ")）")
 
@@ -709,7 +714,7 @@ def with_lost_brackets(lines: list[str]) -> list[str]:
     def whole(above: str, line: str) -> str:
         match = _HALF_BRACKETED.match(line)
         lost = match is not None and not continues_bracket(above, line)
-        if lost and {int(match[1]) - 1, int(match[1]) + 1} & numbers:
+        if lost and _beside_page_numbers(int(match[1]), numbers):
             return f"({line.lstrip()}"
         return closed_label(line, numbers)
     return [whole(above, line) for above, line in zip(["", *lines], lines)]
@@ -732,7 +737,7 @@ def closed_label(line: str, numbers: set[int]) -> str:
     """"(9 (3分)因式分解…" as "(9) (3分)因式分解…" where the page's bracketed ``numbers``
     hold 8 or 10: the label's closing bracket was lost (the opening one is never closed)."""
     match = _OPEN_BRACKETED.match(line)
-    if match is None or not _never_closed(line) or not {int(match[1]) - 1, int(match[1]) + 1} & numbers:
+    if match is None or not _never_closed(line) or not _beside_page_numbers(int(match[1]), numbers):
         return line
     return f"({match[1]}) {line[match.end():]}"
 

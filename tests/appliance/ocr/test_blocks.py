@@ -671,23 +671,20 @@ def test_problems_without_labels_read_on_into_a_labelled_one_are_parted_at_their
                      "DNA 分子的结构模型是由谁提出的？", "24. 水的化学式是什么？"]
 
 
-def test_pieces_of_a_problem_join_up_to_its_score_note_where_the_pages_problems_end_with_one():
+@pytest.mark.parametrize("marks, expected", [
     # a drawing's space between the givens and the question; every problem ends with its marks
-    rows = [box("Solve the inequality: 3x - 5 > 7. (5 marks)", 200, 150, 620),
+    ((" (5 marks)", " (4 marks)", " (3 marks)"),
+     "An object with a mass of 2 kg moves at 3 m/s. What is its kinetic energy? (4 marks)"),
+    # a page that shows no score notes: the question below the space is a problem of its own
+    (("", "", ""), "What is its kinetic energy?"),
+])
+def test_pieces_of_a_problem_join_up_to_its_score_note_where_the_pages_problems_end_with_one(marks, expected):
+    rows = [box("Solve the inequality: 3x - 5 > 7." + marks[0], 200, 150, 620),
             box("An object with a mass of 2 kg moves at 3 m/s.", 200, 300, 640),
-            box("What is its kinetic energy? (4 marks)", 200, 560, 520),
-            box("A bag contains 3 red balls and 5 blue balls. (3 marks)", 200, 720, 700)]
+            box("What is its kinetic energy?" + marks[1], 200, 560, 520),
+            box("A bag contains 3 red balls and 5 blue balls." + marks[2], 200, 720, 700)]
     texts = [b.text for b in find_blocks(rows, SIZE)]
-    assert "An object with a mass of 2 kg moves at 3 m/s. What is its kinetic energy? (4 marks)" in texts
-
-
-def test_a_problem_without_a_score_note_stays_apart_where_the_page_shows_none():
-    rows = [box("Solve the inequality: 3x - 5 > 7.", 200, 150, 560),
-            box("An object with a mass of 2 kg moves at 3 m/s.", 200, 300, 640),
-            box("What is the SI unit of force?", 200, 560, 460),
-            box("A bag contains 3 red balls and 5 blue balls.", 200, 720, 640)]
-    texts = [b.text for b in find_blocks(rows, SIZE)]
-    assert "What is the SI unit of force?" in texts
+    assert expected in texts
 
 
 def test_working_written_between_a_problem_and_its_answer_label_is_no_part_of_it():
