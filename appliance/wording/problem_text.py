@@ -90,9 +90,10 @@ PART = re.compile(rf"^\s*+(?:{_BRACKETED}|{_LETTER_PART})")
 SCORE = re.compile(rf"^[\s:：]*(?:{_SCORE_NOTE}|\d{{1,2}}\s*分\s*[)）]|[-–—]\s*\d{{1,3}}\s*(?:marks?|points?|pts?|分)(?![A-Za-z]))",
                    re.IGNORECASE)  # also "— 7 marks" after a label
 # The same note printed at the end of the problem instead ("…多少？（5分）"), perhaps with the
-# teacher's score or a figure's label read after it ("（5分） 4"), or marks as a bare number in
-# square brackets after the question's end ("…cell\"? [6]").
-SCORE_AT_END = re.compile(rf"(?<!\s)\s*(?:{_SCORE_NOTE}(?:\s*[+\-]?\d{{1,3}})?|(?<=[?？。.!！\"”])\s*[\[【［]\s*\d{{1,2}}\s*[\]】］])\s*$",
+# teacher's score or a figure's label read after it ("（5分） 4") or a student's mark in the
+# margin (「（5分） 问」, "(4 points) ?"), or marks as a bare number in square brackets after the
+# question's end ("…cell\"? [6]").
+SCORE_AT_END = re.compile(rf"(?<!\s)\s*(?:{_SCORE_NOTE}(?:\s*[+\-]?\d{{1,3}}|\s*(?:问|不会|不懂|[?？☆★]))?|(?<=[?？。.!！\"”])\s*[\[【［]\s*\d{{1,2}}\s*[\]】］])\s*$",
                           re.IGNORECASE)
 
 # Section headings: "一、选择题" "二、填空题（每题 4 分）" "Part A" "Section 2" (not a problem's
@@ -905,7 +906,20 @@ def is_score_only(line: str) -> bool:
 
 def ends_with_score(line: str) -> bool:
     """The line ends with a score note (「[10分]」, "(5 points)"): its problem ends there."""
-    return SCORE_AT_END.search(line) is not None
+    return _score_at_end(line) is not None
+
+
+# Marks as a bare number in square brackets after an instruction's formula: 「解方程：x² - 5x + 6 = 0 [5]」.
+_MARKS_AFTER_FORMULA = re.compile(r"(?<=[0-9A-Za-z²³)）°])\s*[\[【［]\s*\d{1,2}\s*[\]】］]\s*$")
+
+
+def _score_at_end(text: str) -> re.Match | None:
+    """The score note at the text's end (:data:`SCORE_AT_END`), or marks in square brackets
+    after a finished instruction with its formula."""
+    if (score := SCORE_AT_END.search(text)) is not None:
+        return score
+    marks = _MARKS_AFTER_FORMULA.search(text)
+    return marks if marks is not None and ends_formula(text[:marks.start()]) else None
 
 
 def finishes(line: str) -> bool:
@@ -1121,7 +1135,7 @@ def goes_on_below(text: str, below: str) -> bool:
 
 def without_score_at_end(text: str) -> str:
     """The text without the score notes at its end (「…多少？（5分）」, "…(8分) 1")."""
-    while (score := SCORE_AT_END.search(text)):
+    while (score := _score_at_end(text)):
         text = text[:score.start()]
     return text
 

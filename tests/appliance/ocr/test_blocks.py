@@ -740,3 +740,18 @@ def test_a_step_worked_under_a_sum_to_compute_is_no_part_of_it():
     rows = [("6、计算：sin 60° + cos 30°", 380), ("cos 30° = √3/2", 240), ("7、计算：√48 ÷ √3", 300)]
     texts = [b.text for b in find_blocks(column(rows, 400), SIZE)]
     assert texts[0] == "6、计算：sin 60° + cos 30°"
+
+
+@pytest.mark.parametrize("first", ["解方程：x² - 5x + 6 = 0 [5]", "已知函数 f(x) = 2x² - 3x + 1，求 f(1) 的值。[4]"])
+def test_marks_in_square_brackets_end_an_unlabelled_problem_at_the_line_pitch(first):
+    # marks as a bare number in brackets, after a formula or after a full stop
+    rows = [(first, 520), ("一个圆的半径是 3 厘米，它的面积是多少平方厘米？", 560), ("计算：√48 ÷ √3 [3]", 300)]
+    texts = [b.text for b in find_blocks(column(rows, 400), SIZE)]
+    assert texts[0] == first
+
+
+def test_a_students_mark_after_a_score_note_still_ends_the_problem():
+    rows = [("计算：(-3)² - 2 × (-5) (5 points) 问", 560), ("已知函数 f(x) = 2x² - 3x + 1，求 f(1) 的值。(4 points)", 600),
+            ("一个圆的半径是 3 厘米，它的面积是多少平方厘米？", 560)]
+    texts = [b.text for b in find_blocks(column(rows, 400), SIZE)]
+    assert texts[0] == "计算：(-3)² - 2 × (-5) (5 points) 问"
