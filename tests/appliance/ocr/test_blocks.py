@@ -755,3 +755,11 @@ def test_a_students_mark_after_a_score_note_still_ends_the_problem():
             ("一个圆的半径是 3 厘米，它的面积是多少平方厘米？", 560)]
     texts = [b.text for b in find_blocks(column(rows, 400), SIZE)]
     assert texts[0] == "计算：(-3)² - 2 × (-5) (5 points) 问"
+
+
+def test_an_exercise_title_with_a_section_number_is_no_problem_label():
+    # 「习题3.2」 read as a note before the label "3." would make the problem below numbered
+    # and join the next, unnumbered one to it
+    boxes = [box("习题3.2", 120, 200, 200, 60), box("解方程：x² - 5x + 6 = 0", 200, 400, 500, 50),
+             box("计算：sin 60° + cos 30°", 200, 560, 480, 50)]
+    assert [b.text for b in find_blocks(boxes, SIZE) if not b.header] == ["解方程：x² - 5x + 6 = 0", "计算：sin 60° + cos 30°"]

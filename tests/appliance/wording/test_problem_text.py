@@ -1206,7 +1206,8 @@ def test_a_sum_worked_out_after_the_question_is_no_part_of_it(text, kept):
 
 
 @pytest.mark.parametrize("line, header", [("Check Your Understanding", True), ("Quick Check", True), ("Try these", True),
-                                          ("Try this problem: what is 3 + 4?", False), ("Check your answer: is x = 4?", False)])
+                                          ("Try this problem: what is 3 + 4?", False), ("Check your answer: is x = 4?", False),
+                                          ("习题3.2", True), ("课后习题", True), ("小明做了 5 道习题，做对了 3 道，正确率是多少？", False)])
 def test_a_textbook_boxs_title_is_a_header(line, header):
     assert is_header(line) is header
 
