@@ -621,8 +621,11 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, 
         # below it (「…打八折出售，现价（3分）」 ⏎ 「是多少元？」)
         scored = ends_with_score(noted := without_working(above.text)) and not marks_column(above.pieces) \
             and not (above.right >= right - room and goes_on_below(without_score_at_end(noted), row.text))
-        if (spaced or scored) and not parts_of_it:
-            if not spaced and ends_question(stem):
+        # a score note the frame's side cut off ends it too, on the same terms
+        cut = cut_score_note(stem, above.pieces[-1] if above.pieces else stem) if "right" in above.sides else None
+        cut_off = cut is not None and not goes_on_below(stem[:cut], row.text)
+        if (spaced or scored or cut_off) and not parts_of_it:
+            if not spaced and (ends_question(stem) or cut_off):
                 answers.add(len(parts))
             parts.append([row])
         else:

@@ -881,8 +881,12 @@ def is_options_or_data(line: str) -> bool:
     return _OPTIONS_OR_DATA.match(line) is not None
 
 
-# A score note cut off by the frame's right side: 「…的阻值。(3」 「钠原子　(2分」 "…cell? [6".
-_CUT_NOTE = re.compile(r"[（(\[【]\s*(?:本(?:小)?题\s*)?\d{1,2}\s*(?:分|(?i:marks?|points?|pts?))?\s*$")
+# A score note cut off by the frame's right side: 「…的阻值。(3」 「钠原子　(2分」 "…cell? [6",
+# "…perfect. (8 p" (its word cut anywhere).
+_CUT_NOTE = re.compile(r"[（(\[【]\s*(?:本(?:小)?题\s*)?\d{1,2}\s*(?:分|(?i:m(?:a(?:r(?:ks?)?)?)?|p(?:o(?:i(?:n(?:ts?)?)?)?|ts?)?))?\s*$")
+
+
+_NOTE_WORD = re.compile(r"本(?:小)?题|(?:分|marks?|points?|pts?)\s*$", re.IGNORECASE)  # a cut note's whole word
 
 
 def cut_score_note(line: str, piece: str) -> int | None:
@@ -892,7 +896,7 @@ def cut_score_note(line: str, piece: str) -> int | None:
     note = _CUT_NOTE.search(line)
     if note is None:
         return None
-    worded = not note.group().rstrip().rstrip("0123456789 ").endswith(("(", "（", "[", "【"))
+    worded = _NOTE_WORD.search(note.group()) is not None
     if worded or ends_sentence(line[:note.start()]) or piece.strip() == note.group().strip():
         return note.start()
     return None

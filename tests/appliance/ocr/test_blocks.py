@@ -763,3 +763,18 @@ def test_an_exercise_title_with_a_section_number_is_no_problem_label():
     boxes = [box("习题3.2", 120, 200, 200, 60), box("解方程：x² - 5x + 6 = 0", 200, 400, 500, 50),
              box("计算：sin 60° + cos 30°", 200, 560, 480, 50)]
     assert [b.text for b in find_blocks(boxes, SIZE) if not b.header] == ["解方程：x² - 5x + 6 = 0", "计算：sin 60° + cos 30°"]
+
+
+def test_writing_under_a_problem_whose_score_note_the_frame_cut_is_no_part_of_it():
+    boxes = [box("(5) Translate into Chinese: Practice makes perfect. (8 p", 60, 400, 1220, 40),
+             box("make…perfect 意", 130, 480, 380, 48),
+             box("(6) Write the plural of \"child\".", 60, 600, 600, 40)]
+    layout = arrange_page(boxes, SIZE)
+    assert layout.text == "Translate into Chinese: Practice makes perfect."
+
+
+def test_a_sentence_that_goes_on_below_a_score_note_the_frame_cut_stays_whole():
+    boxes = [box("8. 钠元素的原子序数是多少？钠原子 (2分", 90, 400, 1190, 40), box("核外有几个电子？", 90, 450, 300, 40),
+             box("9. 我国面积最大的高原是哪一个？", 90, 560, 600, 40)]
+    texts = [b.text for b in find_blocks(boxes, SIZE)]
+    assert texts[0] == "8. 钠元素的原子序数是多少？钠原子 (2分核外有几个电子？"

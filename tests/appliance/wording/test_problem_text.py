@@ -858,13 +858,17 @@ def test_words_that_only_start_like_a_hint_are_none(line):
 @pytest.mark.parametrize("line, piece, kept", [("第3题…求这个电阻的阻值。(3", "第3题…求这个电阻的阻值。(3", "第3题…求这个电阻的阻值。"),
                                                ("8. 钠元素的原子序数是多少？钠原子 (2分", "(2分", "8. 钠元素的原子序数是多少？钠原子 "),
                                                ("What is the SI unit of force? [6", "x", "What is the SI unit of force? "),
-                                               ("计算：3/4 + 1/6 (本题4", "x", "计算：3/4 + 1/6 ")])
+                                               ("计算：3/4 + 1/6 (本题4", "x", "计算：3/4 + 1/6 "),
+                                               ("Translate into Chinese: Practice makes perfect. (8 p", "x",
+                                                "Translate into Chinese: Practice makes perfect. "),
+                                               ("What is the SI unit of force? (2 mar", "x", "What is the SI unit of force? ")])
 def test_a_score_note_cut_off_at_the_lines_end_is_found(line, piece, kept):
     assert line[:cut_score_note(line, piece)] == kept
 
 
 @pytest.mark.parametrize("line, piece", [("Solve f(3", "Solve f(3"), ("the line through (1, 2", "x"),
-                                         ("已知函数 f(x) = 2x² - 3x + 1，求 f(2", "x"), ("秦朝建立于哪一年？", "x")])
+                                         ("已知函数 f(x) = 2x² - 3x + 1，求 f(2", "x"), ("秦朝建立于哪一年？", "x"),
+                                         ("Find the value of p when (2 p", "x")])
 def test_brackets_that_open_a_problems_own_words_are_no_cut_score_note(line, piece):
     assert cut_score_note(line, piece) is None
 
