@@ -29,7 +29,7 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (BLANK, NUMBER, PART, SCORE, TOP_LEVEL, says_something, finishes, mended_label, goes_on_below, without_score_at_end, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
+from appliance.wording.problem_text import (BLANK, NUMBER, turns_to_chinese_question, PART, SCORE, TOP_LEVEL, says_something, finishes, mended_label, goes_on_below, without_score_at_end, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, ends_with_note, is_options_bracket, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
@@ -615,6 +615,7 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, 
             in_turn and goes_on(" ".join(r.text for r in parts[-1]), [r.text for r in block.rows[i:]]))
         spaced = spaced or (not labelled and _paragraph_ends(parts[-1], block.rows[i:i + 2], right - room))
         spaced = spaced or (finished and (above.cell or row.cell))  # each problem of a row set side by side ends there
+        spaced = spaced or turns_to_chinese_question(" ".join(r.text for r in parts[-1]), row.text)
         # its options, its (1), or a table between it and its (1)
         parts_of_it = is_options(row.text) or starts_sub_questions(row.text) or table_before_parts(r.text for r in block.rows[i:])
         # a score note ends the problem, unless it ends a full row whose sentence goes on

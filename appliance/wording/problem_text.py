@@ -856,6 +856,20 @@ def ends_formula(line: str) -> bool:
     return _INSTRUCTION_AND_FORMULA.match(line.strip()) is not None
 
 
+def turns_to_chinese_question(above: str, line: str) -> bool:
+    """``line`` is a whole Chinese question (from its first character to its 「？」, perhaps
+    with a score note after it) under English words (four or more, no Chinese): a problem of its own ("What is the sum of the
+    interio…" ⏎ 「一件商品原价 200 元，…现价是多少元？」), not the English problem's rest."""
+    line = without_score_at_end(strip_number(line)).strip()
+    if (cut := cut_score_note(line, "")) is not None:
+        line = line[:cut].rstrip()
+    return len(above.split()) >= 4 and _HAN.search(above) is None and _HAN.match(line) is not None \
+        and line.endswith("？") and reads_as_question(line)
+
+
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
 def ends_question(line: str) -> bool:
     """The line ends with a question mark."""
     return line.rstrip()[-1:] in ("?", "？")

@@ -778,3 +778,11 @@ def test_a_sentence_that_goes_on_below_a_score_note_the_frame_cut_stays_whole():
              box("9. 我国面积最大的高原是哪一个？", 90, 560, 600, 40)]
     texts = [b.text for b in find_blocks(boxes, SIZE)]
     assert texts[0] == "8. 钠元素的原子序数是多少？钠原子 (2分核外有几个电子？"
+
+
+def test_a_chinese_question_under_english_text_is_a_problem_of_its_own():
+    rows = [("What is the sum of the interior angles of a pentagon", 1080), ("The interior ang", 400),
+            ("一件商品原价 200 元，打七五折出售，现价是多少元？", 760)]
+    boxes = column(rows, 400)
+    texts = [b.text for b in find_blocks(boxes, SIZE)]
+    assert texts[-1] == "一件商品原价 200 元，打七五折出售，现价是多少元？"

@@ -1267,3 +1267,16 @@ def test_a_score_note_inside_a_sentence_that_goes_on_is_no_part_of_it():
                                            ("sin 30° + cos 60° = ?", False)])
 def test_a_step_worked_in_signs_and_figures_only_is_working(line, working):
     assert reads_as_working(line) is working
+
+
+@pytest.mark.parametrize("above, line, own", [
+    ("What is the sum of the interior angles", "一件商品原价 200 元，打七五折出售，现价是多少元？", True),
+    ("Translate into Chinese: I like apples.", "我喜欢苹果。", False),  # no question
+    ("翻译：What is this?", "这是什么？", False),  # Chinese above
+    ("Read the text.", "短文的主旨是什么? (A) …", False),  # does not end at its question mark
+    ("What is the sum of the interior", "一件商品原价 200 元，打七五折出售，现价是多少元？ （3", True),  # a cut score note
+    ("Fill in", "过氧化氢的化学式是什么？", False),  # an app's button, not a problem's words
+])
+def test_a_whole_chinese_question_under_english_text_is_one_of_its_own(above, line, own):
+    from appliance.wording.problem_text import turns_to_chinese_question
+    assert turns_to_chinese_question(above, line) is own
