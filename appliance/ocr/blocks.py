@@ -616,6 +616,11 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, 
         spaced = spaced or (not labelled and _paragraph_ends(parts[-1], block.rows[i:i + 2], right - room))
         spaced = spaced or (finished and (above.cell or row.cell))  # each problem of a row set side by side ends there
         spaced = spaced or turns_to_chinese_question(" ".join(r.text for r in parts[-1]), row.text)
+        # two lines' space or more between a problem that asks, ending with no mark and not
+        # breaking off ("…: ____ university"), and a row that asks on its own
+        spaced = spaced or (gap >= WIDE_GAP * max(row.height, above.height) and not finished and not breaks_off(stem)
+                            and reads_as_question(" ".join(r.text for r in parts[-1]))
+                            and _starts_sentence(row.text) and reads_as_question(row.text))
         # its options, its (1), or a table between it and its (1)
         parts_of_it = is_options(row.text) or starts_sub_questions(row.text) or table_before_parts(r.text for r in block.rows[i:])
         # a score note ends the problem, unless it ends a full row whose sentence goes on
@@ -638,6 +643,16 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, 
     blocks = [Block(tuple(p), False, block.numbered and not (i in answers and not any(reads_as_question(r.text) for r in p)),
                     touches_edge(p)) for i, p in enumerate(parts)]
     return blocks[:1] + [part for b in blocks[1:] for part in _figures_apart(b)]
+
+
+#: A space this many line heights tall between two rows parts problems (:func:`_split_at_gaps`).
+WIDE_GAP = 2.0
+
+
+def _starts_sentence(text: str) -> bool:
+    """The text starts as a sentence does: a capital letter or a Chinese character."""
+    text = text.lstrip()
+    return text[:1].isupper() or "\u4e00" <= text[:1] <= "\u9fff"
 
 
 def _paragraph_ends(lines: list[Row], below: tuple[Row, ...], edge: float) -> bool:

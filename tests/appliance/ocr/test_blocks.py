@@ -786,3 +786,18 @@ def test_a_chinese_question_under_english_text_is_a_problem_of_its_own():
     boxes = column(rows, 400)
     texts = [b.text for b in find_blocks(boxes, SIZE)]
     assert texts[-1] == "一件商品原价 200 元，打七五折出售，现价是多少元？"
+
+
+def test_two_lines_space_parts_a_problem_with_no_end_mark_from_a_question_below_it():
+    # the next problem's number is covered: only the space between tells them apart
+    boxes = [box("6. Fill in the blank with \"a\" or \"an\": ____ university", 100, 400, 900, 40),
+             box("Fill in the blank with \"a\" or \"an\": ____ apple", 100, 560, 800, 40)]
+    texts = [b.text for b in find_blocks(boxes, SIZE)]
+    assert texts[0] == "6. Fill in the blank with \"a\" or \"an\": ____ university"
+
+
+def test_two_lines_space_leaves_a_stem_that_asks_nothing_with_its_question():
+    boxes = [box("3. A bag holds 3 red balls and 5 blue balls", 100, 300, 700, 40),
+             box("What is the probability that a ball drawn is blue?", 100, 460, 800, 40)]
+    assert [b.text for b in find_blocks(boxes, SIZE)] == [
+        "3. A bag holds 3 red balls and 5 blue balls What is the probability that a ball drawn is blue?"]
