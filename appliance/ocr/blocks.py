@@ -29,7 +29,7 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (BLANK, NUMBER, turns_to_chinese_question, PART, SCORE, TOP_LEVEL, says_something, finishes, mended_label, goes_on_below, without_score_at_end, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
+from appliance.wording.problem_text import (BLANK, NUMBER, turns_to_chinese_question, ends_with_options_bracket, PART, SCORE, TOP_LEVEL, says_something, finishes, mended_label, goes_on_below, without_score_at_end, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, ends_with_note, is_options_bracket, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
@@ -264,7 +264,8 @@ def axis_end(row: Row) -> bool:
 
 
 def split_after_options(block: Block) -> list[Block]:
-    """A problem's answer options end it: rows after them that ask something are the next
+    """A problem's answer options (in rows of their own, or in a bracket at the question's
+    end: "(go / goes / went)") end it: rows after them that ask something are the next
     problem, whose number was not read (unnumbered too: a page whose numbers were all
     lost), and rows that ask nothing are the student's writing, no problem. Options at a
     block's top are the options of a problem above the frame's edge."""
@@ -272,7 +273,8 @@ def split_after_options(block: Block) -> list[Block]:
         return [block]
     for i in range(1, len(block.rows)):
         head, tail = block.rows[:i], block.rows[i:]
-        if not is_options(head[-1].text) or is_options_or_data(tail[0].text):
+        ended = is_options(head[-1].text) or ends_with_options_bracket(" ".join(r.text for r in head))
+        if not ended or is_options_or_data(tail[0].text):
             continue
         numbered = block.numbered and not is_options(head[0].text)
         if any(reads_as_question(r.text) for r in tail):

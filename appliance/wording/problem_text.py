@@ -510,6 +510,13 @@ def with_option_slashes(text: str) -> str:
     return _OPTIONS_READ_AS_I.sub(lambda m: re.sub(r"\s+[Il|]\s+", " / ", m.group()), text)
 
 
+def ends_with_options_bracket(text: str) -> bool:
+    """The text ends with the question's options in a bracket ("…yesterday. (go / goes / went)"):
+    words, not given data ("(ρ水 = 1.0×10³ kg/m³, g 取 10 N/kg)")."""
+    options = _OPTIONS_BRACKET.search(text.rstrip())
+    return options is not None and not re.search(r"[\d=＝]", options.group(1))
+
+
 def is_options_bracket(line: str) -> bool:
     """The line is only a bracket of options ("(go / goes / went)"), wrapped from the question above."""
     options = _OPTIONS_BRACKET.search(line.strip())

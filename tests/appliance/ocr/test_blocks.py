@@ -801,3 +801,10 @@ def test_two_lines_space_leaves_a_stem_that_asks_nothing_with_its_question():
              box("What is the probability that a ball drawn is blue?", 100, 460, 800, 40)]
     assert [b.text for b in find_blocks(boxes, SIZE)] == [
         "3. A bag holds 3 red balls and 5 blue balls What is the probability that a ball drawn is blue?"]
+
+
+def test_writing_under_a_question_that_ends_with_its_options_in_a_bracket_is_no_part_of_it():
+    rows = [("③ Choose the correct word: He ____ to school by bike yesterday. (go / goes /", 900), ("went)", 90),
+            ("\"Yesterday\" shows", 300)]
+    texts = [b.text for b in find_blocks(column(rows, 400), SIZE)]
+    assert texts[0] == "③ Choose the correct word: He ____ to school by bike yesterday. (go / goes /went)"

@@ -1280,3 +1280,10 @@ def test_a_step_worked_in_signs_and_figures_only_is_working(line, working):
 def test_a_whole_chinese_question_under_english_text_is_one_of_its_own(above, line, own):
     from appliance.wording.problem_text import turns_to_chinese_question
     assert turns_to_chinese_question(above, line) is own
+
+
+@pytest.mark.parametrize("text, options", [("He ____ to school by bike yesterday. (go / goes / went)", True),
+                                           ("水产生的压强是多少？（ρ水 = 1.0×10³ kg/m³, g 取 10 N/kg)", False)])
+def test_options_in_a_bracket_are_words_not_given_data(text, options):
+    from appliance.wording.problem_text import ends_with_options_bracket
+    assert ends_with_options_bracket(text) is options
