@@ -701,7 +701,8 @@ def ringed_number(line: str) -> int:
 
 _HALF_BRACKETED = re.compile(r"^\s*(\d{1,2})\s*[)）]")
 # ...and "(9 (3分)…", whose closing bracket was lost: the opening one is never closed on the line.
-_OPEN_BRACKETED = re.compile(r"^\s*[（(]\s*(\d{1,2})\s+(?=\S)")
+_OPEN_BRACKETED = re.compile(r"^\s*([（(\[【])\s*(\d{1,2})\s+(?=\S)")
+_CLOSING = {"(": ")", "（": "）", "[": "]", "【": "】"}
 
 
 def _beside_page_numbers(number: int, numbers: set[int]) -> bool:
@@ -709,8 +710,10 @@ def _beside_page_numbers(number: int, numbers: set[int]) -> bool:
     return bool({number - 1, number + 1} & numbers)
 
 
-def _never_closed(line: str) -> bool:
-    return sum(line.count(c) for c in "(（") > sum(line.count(c) for c in ")）")
+def _never_closed(line: str, opening: str = "(") -> bool:
+    """More brackets of ``opening``'s kind are opened in the line than closed."""
+    kind = "(（" if opening in "(（" else opening
+    return sum(line.count(c) for c in kind) > sum(line.count(_CLOSING[c]) for c in kind)
 
 
 def with_lost_brackets(lines: list[str]) -> list[str]:
@@ -742,12 +745,13 @@ def mended_label(line: str, numbers: set[int]) -> str:
 
 
 def closed_label(line: str, numbers: set[int]) -> str:
-    """"(9 (3分)因式分解…" as "(9) (3分)因式分解…" where the page's bracketed ``numbers``
-    hold 8 or 10: the label's closing bracket was lost (the opening one is never closed)."""
+    """"(9 (3分)因式分解…" as "(9) (3分)因式分解…" and "[3 一个…" as "[3] 一个…" where the
+    page's bracketed ``numbers`` hold the one before or after: the label's closing bracket
+    was lost (the opening one is never closed)."""
     match = _OPEN_BRACKETED.match(line)
-    if match is None or not _never_closed(line) or not _beside_page_numbers(int(match[1]), numbers):
+    if match is None or not _never_closed(line, match[1]) or not _beside_page_numbers(int(match[2]), numbers):
         return line
-    return f"({match[1]}) {line[match.end():]}"
+    return f"{match[1]}{match[2]}{_CLOSING[match[1]]} {line[match.end():]}"
 
 
 def wraps_lead_in(line: str, below: str) -> bool:

@@ -1173,6 +1173,8 @@ def test_a_part_that_is_a_formula_alone_over_a_task_of_its_own(first, below, alo
     ("(9 (3分)因式分解：x² - 9", {8, 10}, "(9) (3分)因式分解：x² - 9"),
     ("(9 + 3) × 2 = ?", {8, 10}, "(9 + 3) × 2 = ?"),  # a bracket the line closes: no label
     ("(9 (3分)因式分解：x² - 9", {2, 3}, "(9 (3分)因式分解：x² - 9"),  # no neighbour on the page
+    ("[3 一个直角三角形的两条直角边分别是3和4", {2, 4}, "[3] 一个直角三角形的两条直角边分别是3和4"),
+    ("[3 + 4] × 2 = ?", {2, 4}, "[3 + 4] × 2 = ?"),
 ])
 def test_a_label_that_lost_its_closing_bracket_gets_it_back(line, numbers, closed):
     assert closed_label(line, numbers) == closed
