@@ -154,6 +154,9 @@ _INSTRUCTION = re.compile(r"(?i:write\s+(?:your|all)\s+answers\b|read\s+(?:each|
                           # 「说明：请将答案写在横线上…」
                           r"|注意(?:事项)?\s*[:：]|^\s*说明\s*[:：]|请?(?:将|把)答案(?:写|填)(?:在|到)|请?(?:在|于|用|使用)[^？?。，,]{0,12}(?:作答|答题|书写)\s*[。.]?\s*$"
                           r"|(?:解答|答题)(?:时|应|须|需|要)[^？?]{0,24}$")
+# A choice section's rule, however long the heading it follows: 「在每小题给出的四个选项中，只有一项
+# 是符合题目要求的。」 (no problem says so of itself).
+_CHOICE_RULE = re.compile(r"每小题给出的[^？?。]{0,8}选项中|只有一(?:项|个)(?:选项)?(?:是)?符合题(?:目|意)(?:要求)?")
 _ASKS = re.compile(r"[?？=＝]|求|计算|解|多少|哪|什么|为什么|怎样|如何|是否|选择|填")
 
 # Marks a teacher or student puts beside a problem: ticks, crosses, circles, stars.
@@ -218,11 +221,12 @@ def continues_quantity(above: str, line: str) -> bool:
         and not ends_sentence(above) and not ends_with_score(above)
 
 
-# A label no rule here knows, learned from the page that uses it: a Latin word or letter, 「【例」
-# or a chapter's "3." before a number ("A3", "3.10", "Aufgabe 2", 「【例2】」), a Roman
-# numeral with its dot ("VI."), a bullet, or a bare number before a capital; not a score ("[6 marks]", 「题5分)」).
-_STYLED = re.compile(r"^\s*(?:(?P<pre>(?![a-z])[A-Za-z]{1,10}\s?|[【\[〔#№]\s*[^\W\d_]{0,3}|\d{1,2}\.)(?P<num>\d{1,3})(?!\s*(?i:分|points?|marks?|pts?))(?P<post>[.．:：、)）】\]〕]?)"
-                     r"|(?P<roman>[IVX]{1,5}|[\u2160-\u216b][IVX]{0,3})(?P<dot>[.．、])|(?P<bullet>[•●▲■◆►▪])|(?P<bare>\d{1,2})(?=\s+[A-Z]))"
+# A label no rule here knows, learned from the page that uses it: a Latin word or letter, 「【例」,
+# a chapter's "3." or an answer bracket before a number ("A3", "3.10", "Aufgabe 2", 「【例2】」,
+# "(  ) 5."), a Roman numeral with its dot ("VI.", "vii."), a bullet, or a bare number before a
+# capital; not a score ("[6 marks]", 「题5分)」).
+_STYLED = re.compile(r"^\s*(?:(?P<pre>(?![a-z])[A-Za-z]{1,10}\s?|[【\[〔#№]\s*[^\W\d_]{0,3}|\d{1,2}\.|[（(]\s*[)）]\s*)(?P<num>\d{1,3})(?!\s*(?i:分|points?|marks?|pts?))(?P<post>[.．:：、)）】\]〕]?)"
+                     r"|(?P<roman>[IVX]{1,5}|[ivx]{1,5}|[\u2160-\u216b][IVX]{0,3})(?P<dot>[.．、])|(?P<bullet>[•●▲■◆►▪])|(?P<bare>\d{1,2})(?=\s+[A-Z]))"
                      r"(?:\s+|(?<=[.．:：、)）】\]〕])|(?=[\u3400-\u9fff]))")
 _ROMAN = {"I": 1, "V": 5, "X": 10}
 
@@ -239,13 +243,13 @@ def _styled(line: str) -> tuple[str, int | None, int] | None:
     if match["bullet"]:
         return match["bullet"], None, match.end()
     if match["roman"]:
-        return "roman" + match["dot"], _roman(match["roman"]), match.end()
+        return ("roman" if not match["roman"].islower() else "small roman") + match["dot"], _roman(match["roman"]), match.end()
     return match["pre"].strip() + "#" + match["post"], int(match["num"]), match.end()
 
 
 def _roman(numeral: str) -> int:
     """A Roman numeral's value, also one read as a numeral character and letters ("ⅡI." for "III.")."""
-    values = [ord(c) - 0x215F if c > "\u2000" else _ROMAN[c] for c in numeral]
+    values = [ord(c) - 0x215F if c > "\u2000" else _ROMAN[c.upper()] for c in numeral]
     return sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
 
 
@@ -377,7 +381,7 @@ def is_header(line: str) -> bool:
             or _SECTION_LABEL.match(text) or _BRACKETED_LABEL.match(text) or _SECTION_KIND.match(text)
             or _SECTION_TITLE.match(text) or _SECTION_WITH_NOTE.match(text)):
         return True
-    if _FORM_LINE.match(text) or _CHAT_SENDER.match(text) or _APP_BUTTONS.match(text):
+    if _FORM_LINE.match(text) or _CHAT_SENDER.match(text) or _APP_BUTTONS.match(text) or _CHOICE_RULE.search(text):
         return True
     if (_HEADER_WORDS.search(text) or _INSTRUCTION.match(text)) and (len(text) <= 40 or not _ASKS.search(text)):
         return True

@@ -787,6 +787,8 @@ def test_a_label_that_does_not_say_its_number_has_no_value(line):
     (["【例2】What is the basic unit of life?", "【例3】求 24 和 36 的最小公倍数。"], "【例3】求 24 和 36 的最小公倍数。"),
     (["• What is the past participle of \"go\"?", "• 一幅地图的比例尺是 1:100000"], "• 一幅地图的比例尺是 1:100000"),
     (["14 What is the sum of the interior angles?", "15 A bag contains 3 red balls", "16 How many moles?"], "15 A bag contains 3 red balls"),
+    (["vii.求 log₂8 的值。", "viii. 求 24 和 36 的最小公倍数。", "ix.一件商品原价 200 元"], "vii.求 log₂8 的值。"),
+    (["() 5. What is the basic unit of life?", "()6. 细胞的控制中心是什么结构？"], "() 5. What is the basic unit of life?"),
 ])
 def test_a_label_style_two_lines_number_in_turn_is_learned_from_the_page(lines, style_of):
     styles = page_label_styles(lines)
@@ -802,6 +804,7 @@ def test_a_label_style_two_lines_number_in_turn_is_learned_from_the_page(lines, 
     ["第1天走了 5 km，", "第2天走了 7 km。"],  # Chinese ordinals
     ["is 3 times as long as", "is 4 times as long as"],  # a sentence's words
     ["A3 What is 2 + 2?", "A7 What is 3 + 3?"],  # numbers that do not follow each other
+    ["v. 成语“亡羊补牢”比喻什么？", "x. Solve 2x = 4"],  # small Roman numerals out of turn
 ])
 def test_no_label_style_is_learned_without_two_labels_in_turn(lines):
     styles = page_label_styles(lines)
@@ -1289,3 +1292,9 @@ def test_a_whole_chinese_question_under_english_text_is_one_of_its_own(above, li
 def test_options_in_a_bracket_are_words_not_given_data(text, options):
     from appliance.wording.problem_text import ends_with_options_bracket
     assert ends_with_options_bracket(text) is options
+
+
+@pytest.mark.parametrize("line", ["在每小题给出的四个选项中，只有一项是符合题目要求的。",
+                                  "单项选择题(Multiple-choice questions)在每小题给出的四个选项中，只有一项是符合题目要求的。"])
+def test_a_choice_sections_rule_is_a_header_however_long(line):
+    assert is_header(line)
