@@ -99,6 +99,9 @@ SCORE_AT_END = re.compile(rf"(?<!\s)\s*(?:{_SCORE_NOTE}(?:\s*[+\-]?\d{{1,3}}|\s*
 # Section headings: "一、选择题" "二、填空题（每题 4 分）" "Part A" "Section 2" (not a problem's
 # own score note: 「十六、（本题4分）牛顿第一定律…」).
 _SECTION = re.compile(rf"^\s*(?:[{CN_DIGITS}]+\s*[、.．]\s*[^\s（(\[【]{{0,8}}题|(?i:part|section)\s+[A-Z\d]{{1,3}}\b)")
+# Brackets alone after a section's heading: its English name or its score note
+# (「二、单项选择题(Multiple-choice questions)」).
+_GLOSS = re.compile(r"^\s*(?:[（(][^（()）？?]{1,40}[)）]\s*)+$")
 # A section heading with a short label and nothing else: 「三、基础知识」 「一、解方程（每题4分）」
 # (「十一、解方程：2x+3=13」 is a problem).
 _SECTION_LABEL = re.compile(rf"^\s*[{CN_DIGITS}]{{1,3}}\s*[、.．]\s*[\u4e00-\u9fff]{{2,8}}\s*(?:{_SCORE_NOTE})?\s*$")
@@ -377,7 +380,8 @@ def is_header(line: str) -> bool:
         return False
     if is_number_alone(text) or is_lead_in(text):
         return True
-    if ((_SECTION.match(text) and (len(text) <= 24 or len(text) <= 60 and not reads_as_question(text)))
+    section = _SECTION.match(text)
+    if ((section and (len(text) <= 24 or len(text) <= 60 and not reads_as_question(text) or _GLOSS.match(text[section.end():])))
             or _SECTION_LABEL.match(text) or _BRACKETED_LABEL.match(text) or _SECTION_KIND.match(text)
             or _SECTION_TITLE.match(text) or _SECTION_WITH_NOTE.match(text)):
         return True

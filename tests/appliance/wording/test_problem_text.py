@@ -1298,3 +1298,10 @@ def test_options_in_a_bracket_are_words_not_given_data(text, options):
                                   "单项选择题(Multiple-choice questions)在每小题给出的四个选项中，只有一项是符合题目要求的。"])
 def test_a_choice_sections_rule_is_a_header_however_long(line):
     assert is_header(line)
+
+
+@pytest.mark.parametrize("line, header", [("二、单项选择题(Multiple-choice questions)", True),
+                                          ("三、填空题 (Fill in the blanks) (每空2分)", True),
+                                          ("十一、解方程：2x + 3 = 13", False)])
+def test_a_sections_heading_with_its_english_name_in_brackets_is_a_header(line, header):
+    assert is_header(line) is header
