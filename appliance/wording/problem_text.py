@@ -136,7 +136,7 @@ _HEADER_WORDS = re.compile(
     r"\bassignment\b|\bhw\s*\d|\bexamination\b|\bmid-?term\b|\bunit\s+test\b|\b(?:directions|instructions)\s*[:：]|"
     r"\btime\s*[:：]\s*\d+\s*min|\btotal\s*[:：]?\s*\d+\s*(?:marks|points)\b|\btime\s+allowed\b|\b(?:maximum|max\.?|full)\s+marks\b|"
     r"\bcalculators?\s+(?:are|is|may|must)\b)"
-    r"|姓名|班级|学号|得分|日期|作业|练习卷|测试卷|试卷|单元(?:测试|练习|检测)|课时练|第\s*\d+\s*页|本卷共\s*\d+\s*页"
+    r"|姓名|班级|学号|得分|日期|作业|练习卷|测试卷|试卷|单元(?:测试|练习|检测)|课时练|第\s*\d+\s*页|本卷共\s*\d+\s*页|本卷共\s*\d+\s*(?:小|道)?题|[（(]\s*共\s*\d+\s*(?:小|道)?题"
     r"|时间\s*[:：]\s*\d+\s*分钟|满分\s*[:：]\s*\d+\s*分|本大题共\s*\d+\s*小?题|答题(?:区域|卡)|超出.{0,6}无效")
 # A name line whose writing lines were not read: only the words of a form's fields
 # ("Name No. Score", "Name Class Date", "Student ID").

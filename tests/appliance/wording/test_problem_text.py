@@ -1305,3 +1305,9 @@ def test_a_choice_sections_rule_is_a_header_however_long(line):
                                           ("十一、解方程：2x + 3 = 13", False)])
 def test_a_sections_heading_with_its_english_name_in_brackets_is_a_header(line, header):
     assert is_header(line) is header
+
+
+@pytest.mark.parametrize("line, header", [("(本卷共13题)", True), ("（共20题，满分100分）", True),
+                                          ("一共有 12 道题，小明做对了 9 道，正确率是多少？", False)])
+def test_a_papers_count_of_problems_is_a_header(line, header):
+    assert is_header(line) is header
