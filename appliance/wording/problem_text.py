@@ -1494,7 +1494,17 @@ def searched_text(text: str) -> str:
     text = element_symbols(blanks(_LEADING_CROSS.sub("", strip_number(without_answer_bracket(without_sub_questions(text))))))
     # a mark after the note (「…(8分) 1/」) leaves with the working: the note is at the end then
     text = without_answer_bracket(without_score_at_end(without_working(without_stars(text))))
-    return _CROSS_AFTER_SUM.sub("", _TRAILING_TICK.sub("", text))
+    return without_answer_line(_CROSS_AFTER_SUM.sub("", _TRAILING_TICK.sub("", text)))
+
+
+def without_answer_line(text: str) -> str:
+    """The text without a blank after an instruction's finished formula: the line to write
+    the answer on (「解方程：x² - 5x + 6 = 0 ____」), not a gap in the problem (「3 × 8 = ____」)."""
+    line = _BLANK_AT_END.search(text)
+    return text[:line.start()] if line is not None and ends_formula(text[:line.start()]) else text
+
+
+_BLANK_AT_END = re.compile(r"\s*_{2,}\s*$")
 
 
 # A cross the teacher drew after a sum, read as "X" at the problem's end ("计算：3/4 + 1/6 X");

@@ -1311,3 +1311,10 @@ def test_a_sections_heading_with_its_english_name_in_brackets_is_a_header(line, 
                                           ("一共有 12 道题，小明做对了 9 道，正确率是多少？", False)])
 def test_a_papers_count_of_problems_is_a_header(line, header):
     assert is_header(line) is header
+
+
+@pytest.mark.parametrize("text, searched", [("解方程：x² - 5x + 6 = 0 ____", "解方程：x² - 5x + 6 = 0"),
+                                            ("Complete: 3 × 8 = ____", "Complete: 3 × 8 = ____"),  # the gap is the problem's
+                                            ("计算：3/4 + 1/6 = ____", "计算：3/4 + 1/6 = ____")])
+def test_a_line_for_the_answer_after_a_finished_formula_is_no_part_of_the_problem(text, searched):
+    assert searched_text(text) == searched
