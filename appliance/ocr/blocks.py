@@ -29,7 +29,7 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (BLANK, NUMBER, turns_to_chinese_question, ends_with_options_bracket, PART, SCORE, TOP_LEVEL, says_something, finishes, mended_label, goes_on_below, without_score_at_end, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
+from appliance.wording.problem_text import (BLANK, NUMBER, turns_to_chinese_question, ends_with_options_bracket, without_answer_bracket, PART, SCORE, TOP_LEVEL, says_something, finishes, mended_label, goes_on_below, without_score_at_end, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, ends_with_note, is_options_bracket, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
@@ -670,7 +670,9 @@ def _paragraph_ends(lines: list[Row], below: tuple[Row, ...], edge: float) -> bo
     printed they part the problems: "3. A box holds 12 eggs." ⏎ "How many…" and
     「（3）西汉建立于哪一年？」 ⏎ 「建立者是谁？」 are one problem each (up to
     :func:`_problems_under_label`)."""
-    last, row, stem = lines[-1], below[0], strip_number(strip_ticks(lines[-1].text))
+    last, row = lines[-1], below[0]
+    # the sentence before its score note and answer bracket: 「…化学方程式。 (  ) (2 pts)」
+    stem = without_answer_bracket(without_score_at_end(strip_number(strip_ticks(last.text))))
     short = edge - last.right > _first_word(row)
     ends = ((ends_paragraph(stem) or ends_formula(stem) or ends_with_note(" ".join(r.text for r in lines)))
             and (short or not goes_on_with_problem(row.text))

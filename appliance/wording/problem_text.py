@@ -120,6 +120,11 @@ _SECTION_TITLE = re.compile(
 # (also an app's badge: 「单选题 2分」, 「单选题0/6分」 its score so far)
 _SECTION_KIND = re.compile(r"^\s*[、.．]?\s*(?:单项|多项|不定项)?(?:选择|[单多]选|填空|解答|计算|简答|判断|应用|作图|实验|综合|阅读|证明|探究)题"
                            r"\s*(?:[（(][^）)?？]{0,20}[）)]|\d{1,3}(?:\s*/\s*\d{1,3})?\s*分)?\s*$")
+# An English part's heading that names its kind of problem, perhaps with its score note:
+# "Part A Short fill-in (5 marks each)", "Section 2: Multiple-choice questions".
+_PART_KIND = re.compile(rf"^\s*(?i:part|section)\s+[A-Z\d]{{1,3}}\s*[:：.．—–-]?\s*(?i:(?:short|long)[\s-])?"
+                        rf"(?i:multiple[\s-]choice|fill[\s-]in(?:[\s-]the[\s-]blanks?)?|answers?|true\s+or\s+false|calculations?"
+                        rf"|problem[\s-]solving|reading|writing|vocabulary|grammar|translation)(?i:\s+questions)?\s*(?:{_SCORE_NOTE})?\s*$")
 # A workbook's section label set in brackets, alone on its line: 【能力提升】 〔拓展延伸〕 [基础训练]
 _BRACKETED_LABEL = re.compile(r"^[【〔\[［]\s*[\u4e00-\u9fff]{2,8}\s*[】〕\]］]$")
 # Where the answer space begins: 「解：」 「答：」 「答案：」 "Answer:" at the start of a line, or right after
@@ -151,7 +156,7 @@ _TITLE_WORDS = re.compile(r"练习|习题|复习|测验|检测|训练|测试|期
 _TITLE_START = re.compile(r"第\s*[一二三四五六七八九十\d]{1,3}\s*章|知识点\s*[一二三四五六七八九十\d]"
                           r"|(?i:do\s+now\b|extension\b|(?:grade|year)\s+\d{1,2}\b)")
 # A sheet's instructions: "Write your answers in the spaces provided.", "Use black ink."
-_INSTRUCTION = re.compile(r"(?i:write\s+(?:your|all)\s+answers\b|read\s+(?:each|every|all|the)\s+questions?\s+carefully\b"
+_INSTRUCTION = re.compile(r"(?i:write\s+(?:your|all|the)\s+answers?\s+(?:on|in|below|here)\b|write\s+(?:your|all)\s+answers\b|read\s+(?:each|every|all|the)\s+questions?\s+carefully\b"
                           r"|use\s+(?:a\s+)?(?:black|blue)\s+(?:ink|pen)\b|do\s+not\s+write\b)"
                           # 「注意：…」 「请在横线上作答。」 「请用黑色签字笔作答。」 「解答时写出必要的文字说明和步骤。」
                           # 「说明：请将答案写在横线上…」
@@ -383,7 +388,7 @@ def is_header(line: str) -> bool:
     section = _SECTION.match(text)
     if ((section and (len(text) <= 24 or len(text) <= 60 and not reads_as_question(text) or _GLOSS.match(text[section.end():])))
             or _SECTION_LABEL.match(text) or _BRACKETED_LABEL.match(text) or _SECTION_KIND.match(text)
-            or _SECTION_TITLE.match(text) or _SECTION_WITH_NOTE.match(text)):
+            or _SECTION_TITLE.match(text) or _SECTION_WITH_NOTE.match(text) or _PART_KIND.match(text)):
         return True
     if _FORM_LINE.match(text) or _CHAT_SENDER.match(text) or _APP_BUTTONS.match(text) or _CHOICE_RULE.search(text):
         return True

@@ -808,3 +808,13 @@ def test_writing_under_a_question_that_ends_with_its_options_in_a_bracket_is_no_
             ("\"Yesterday\" shows", 300)]
     texts = [b.text for b in find_blocks(column(rows, 400), SIZE)]
     assert texts[0] == "③ Choose the correct word: He ____ to school by bike yesterday. (go / goes /went)"
+
+
+def test_an_unlabelled_problem_ends_at_its_sentence_before_an_answer_bracket_and_score_note():
+    # each score note set apart at the right, in a marks column
+    rows = [("写出稀盐酸与氢氧化钠溶液反应的化学方程式。(", 560, "(2 pts)"), ("钠元素的原子序数是多少？钠原子核外有几个电子？", 600, "(3 pts)"),
+            ("空气中体积分数约占 78% 的气体是什么？（ ）", 520, "(3 pts)")]
+    boxes = [part for i, (text, width, note) in enumerate(rows)
+             for part in (box(text, 110, 400 + i * 44, width, 40), box(note, 1100, 400 + i * 44, 100, 40))]
+    texts = [b.text for b in find_blocks(boxes, SIZE)]
+    assert texts[1].startswith("钠元素的原子序数是多少？钠原子核外有几个电子？")

@@ -1318,3 +1318,11 @@ def test_a_papers_count_of_problems_is_a_header(line, header):
                                             ("计算：3/4 + 1/6 = ____", "计算：3/4 + 1/6 = ____")])
 def test_a_line_for_the_answer_after_a_finished_formula_is_no_part_of_the_problem(text, searched):
     assert searched_text(text) == searched
+
+
+@pytest.mark.parametrize("line, header", [("Part A Short fill-in (5 marks each)", True), ("Section 2: Multiple-choice questions", True),
+                                          ("Write your answer on the line.", True),
+                                          ("Part A: Fill in the blank with \"a\" or \"an\": ____ apple", False),
+                                          ("Write the answer to 3 + 4.", False)])
+def test_a_parts_heading_that_names_its_kind_and_a_line_on_where_to_answer_are_headers(line, header):
+    assert is_header(line) is header
