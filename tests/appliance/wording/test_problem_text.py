@@ -816,12 +816,12 @@ def test_a_line_with_a_known_label_keeps_it_to_the_rules_that_know_it():
     assert styled_label("14 What is the sum?", styles) is None  # strip_number knows "14 What"
 
 
-@pytest.mark.parametrize("line", ["答案：", "答案: ____", "Answer: ______", "答：____", "Answer 答:", "答 / Answer： ____"])
+@pytest.mark.parametrize("line", ["答案：", "答案: ____", "Answer: ______", "答：____", "Answer 答:", "答 / Answer： ____", "Working:"])
 def test_an_answer_line_opens_the_answer_space(line):
     assert starts_answer(line)
 
 
-@pytest.mark.parametrize("line", ["解方程：2x + 3 = 11", "Answer the question: what is 2 + 3?", "Answers and solutions"])
+@pytest.mark.parametrize("line", ["解方程：2x + 3 = 11", "Answer the question: what is 2 + 3?", "Answers and solutions", "Working out the area: what is 3 × 4?"])
 def test_a_problem_that_names_an_answer_opens_no_answer_space(line):
     assert not starts_answer(line)
 
