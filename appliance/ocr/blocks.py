@@ -230,7 +230,14 @@ def split_off_figure(block: Block) -> list[Block]:
     """A problem without the figure or table printed below or beside it that it does not
     speak of (another problem's chart, a table of values for the next exercise): rows of
     labels or cells at its end (:func:`reads_as_figure`) are a block of their own, no problem.
-    A problem that speaks of a figure (「根据下表…」, "as shown") keeps them."""
+    A problem that speaks of a figure (「根据下表…」, "as shown") keeps them. A caption
+    right above its first row (「图4」) is the figure's above it."""
+    captions = next((i for i, row in enumerate(block.rows) if not is_caption(row.text)), 0)
+    if captions and not block.header:
+        rest = block.rows[captions:]
+        numbered = block.numbered or bool(rest[0].label) or TOP_LEVEL.match(rest[0].text) is not None
+        return [Block(block.rows[:captions], False, False, touches_edge(block.rows[:captions])),
+                *split_off_figure(Block(rest, False, numbered, touches_edge(rest)))]
     end = len(block.rows)
     while end > 0 and (reads_as_figure(block.rows[end - 1]) or is_arrow(block.rows[end - 1].text)
                        or axis_end(block.rows[end - 1]) and (end < len(block.rows) or has_arrow(block.rows[end - 1].text))):

@@ -818,3 +818,11 @@ def test_an_unlabelled_problem_ends_at_its_sentence_before_an_answer_bracket_and
              for part in (box(text, 110, 400 + i * 44, width, 40), box(note, 1100, 400 + i * 44, 100, 40))]
     texts = [b.text for b in find_blocks(boxes, SIZE)]
     assert texts[1].startswith("钠元素的原子序数是多少？钠原子核外有几个电子？")
+
+
+def test_a_figures_caption_right_above_a_problem_is_no_part_of_it():
+    # the problem's label was not read ("() 8." on a page that uses the style once)
+    rows = [("图4", 40), ("Which organelle is known as the \"powerhouse of the cell\"? (4分)", 700),
+            ("A、the chloroplast  B、the tissue", 400)]
+    layout = arrange_page(column(rows, 460, x=300), SIZE)
+    assert layout.text == "Which organelle is known as the \"powerhouse of the cell\"?"
