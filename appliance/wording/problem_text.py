@@ -1505,11 +1505,11 @@ def searched_text(text: str) -> str:
 def without_answer_line(text: str) -> str:
     """The text without a blank after an instruction's finished formula: the line to write
     the answer on (「解方程：x² - 5x + 6 = 0 ____」), not a gap in the problem (「3 × 8 = ____」)."""
-    line = _BLANK_AT_END.search(text)
-    return text[:line.start()] if line is not None and ends_formula(text[:line.start()]) else text
-
-
-_BLANK_AT_END = re.compile(r"\s*_{2,}\s*$")
+    body = text.rstrip()  # stripped, not searched: a pattern would try every start of a long run (SECURITY.md F11)
+    if not body.endswith("__"):
+        return text
+    head = body.rstrip("_").rstrip()
+    return head if ends_formula(head) else text
 
 
 # A cross the teacher drew after a sum, read as "X" at the problem's end ("计算：3/4 + 1/6 X");
