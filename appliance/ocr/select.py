@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from appliance.ocr.blocks import Block, Row, reads_as_figure, touches_edge
 from appliance.ocr.layout import join
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (searched_text, cut_score_note, is_lone_letter, marks_column, says_something, speaks_of_figure, is_hint, is_options, reads_as_question, says_how_to_answer,
+from appliance.wording.problem_text import (searched_text, cut_score_note, is_lone_letter, is_chosen_in_bracket, marks_column, says_something, speaks_of_figure, is_hint, is_options, reads_as_question, says_how_to_answer,
                                             starts_sub_questions, stem_asks, table_before_parts)
 
 
@@ -131,7 +131,7 @@ def problem_text(block: Block) -> str:
         rest = (r.text for r in block.rows[i:])  # read only as far as a table goes
         if i and (is_options(row.text) or is_hint(row.text) or ((starts_sub_questions(row.text) or table_before_parts(rest)) and stem_asks(text))):
             break
-        if not says_how_to_answer(row.text) and not (i and is_lone_letter(row.text)) \
+        if not says_how_to_answer(row.text) and not (i and (is_lone_letter(row.text) or is_chosen_in_bracket(row.text))) \
                 and not (i and reads_as_figure(row) and stem_asks(text) and not speaks_of_figure(text)):
             text = join(text, row.text)  # a table's row after a stem that asks, a drawing's letter: no part of it
     return searched_text(text)

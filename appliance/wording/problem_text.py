@@ -165,6 +165,10 @@ _INSTRUCTION = re.compile(r"(?i:write\s+(?:your|all|the)\s+answers?\s+(?:on|in|b
 # A choice section's rule, however long the heading it follows: 「在每小题给出的四个选项中，只有一项
 # 是符合题目要求的。」 (no problem says so of itself).
 _CHOICE_RULE = re.compile(r"每小题给出的[^？?。]{0,8}选项中|只有一(?:项|个)(?:选项)?(?:是)?符合题(?:目|意)(?:要求)?")
+# A workbook's box title alone on its line, perhaps after its mark: 「★想一想」 「例题」 "Example",
+# "Think about it".
+_BOX_TITLE = re.compile(r"^[★☆●▲■◆•\s]*(?:[想议做试练读算]一[想议做试练读算]|例题\s*\d{0,2}|笔记|小贴士|温馨提示"
+                        r"|(?i:examples?|think\s+about\s+it|notes?|tips?|did\s+you\s+know\??))\s*[:：]?\s*$")
 _ASKS = re.compile(r"[?？=＝]|求|计算|解|多少|哪|什么|为什么|怎样|如何|是否|选择|填")
 
 # Marks a teacher or student puts beside a problem: ticks, crosses, circles, stars.
@@ -390,7 +394,8 @@ def is_header(line: str) -> bool:
             or _SECTION_LABEL.match(text) or _BRACKETED_LABEL.match(text) or _SECTION_KIND.match(text)
             or _SECTION_TITLE.match(text) or _SECTION_WITH_NOTE.match(text) or _PART_KIND.match(text)):
         return True
-    if _FORM_LINE.match(text) or _CHAT_SENDER.match(text) or _APP_BUTTONS.match(text) or _CHOICE_RULE.search(text):
+    if _FORM_LINE.match(text) or _CHAT_SENDER.match(text) or _APP_BUTTONS.match(text) or _CHOICE_RULE.search(text) \
+            or _BOX_TITLE.match(text):
         return True
     if (_HEADER_WORDS.search(text) or _INSTRUCTION.match(text)) and (len(text) <= 40 or not _ASKS.search(text)):
         return True
@@ -1075,6 +1080,12 @@ def is_stray(text: str) -> bool:
 
 
 _SCORE_WRITTEN = re.compile(r"[+\-－]?\d{1,2}\s*分")
+
+
+def is_chosen_in_bracket(text: str) -> bool:
+    """An option letter alone in the answer bracket, on a row of its own: the student's
+    choice ("(B", 「（C）」)."""
+    return re.match(r"^\s*[（(]\s*[A-D]\s*[)）]?\s*$", text) is not None
 
 
 def is_lone_letter(text: str) -> bool:

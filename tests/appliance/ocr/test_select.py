@@ -1646,3 +1646,8 @@ def test_a_score_note_before_a_mark_written_after_it_is_left_out_with_the_mark()
 def test_a_solution_written_after_the_score_note_is_left_out_with_the_note(read):
     layout = arrange_page([box(read, 300, 580, 800)], SIZE)
     assert layout.text == read[3:read.index("【")]
+
+
+def test_the_option_a_student_wrote_in_the_answer_bracket_below_is_no_part_of_the_problem():
+    boxes = [box("写出实验室用过氧化氢溶液制取氧气的化学方程式。", 400, 560, 900), box("(B", 1240, 610, 50)]
+    assert arrange_page(boxes, SIZE).text == "写出实验室用过氧化氢溶液制取氧气的化学方程式。"

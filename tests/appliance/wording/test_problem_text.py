@@ -1326,3 +1326,9 @@ def test_a_line_for_the_answer_after_a_finished_formula_is_no_part_of_the_proble
                                           ("Write the answer to 3 + 4.", False)])
 def test_a_parts_heading_that_names_its_kind_and_a_line_on_where_to_answer_are_headers(line, header):
     assert is_header(line) is header
+
+
+@pytest.mark.parametrize("line, header", [("★想一想", True), ("Example", True), ("例题", True), ("Think about it", True),
+                                          ("想一想：为什么冰会浮在水面上？", False), ("Example 3: Solve 2x = 4", False)])
+def test_a_workbooks_box_title_alone_is_a_header(line, header):
+    assert is_header(line) is header
