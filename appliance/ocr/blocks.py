@@ -29,7 +29,7 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (BLANK, NUMBER, turns_to_chinese_question, ends_with_options_bracket, without_answer_bracket, PART, SCORE, TOP_LEVEL, says_something, finishes, mended_label, goes_on_below, without_score_at_end, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
+from appliance.wording.problem_text import (BLANK, NUMBER, starts_sentence, turns_to_chinese_question, ends_with_options_bracket, without_answer_bracket, PART, SCORE, TOP_LEVEL, says_something, finishes, mended_label, goes_on_below, without_score_at_end, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, ends_with_note, is_options_bracket, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
@@ -629,7 +629,7 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, 
         # breaking off ("…: ____ university"), and a row that asks on its own
         spaced = spaced or (gap >= WIDE_GAP * max(row.height, above.height) and not finished and not breaks_off(stem)
                             and reads_as_question(" ".join(r.text for r in parts[-1]))
-                            and _starts_sentence(row.text) and reads_as_question(row.text))
+                            and starts_sentence(row.text) and reads_as_question(row.text))
         # its options, its (1), or a table between it and its (1)
         parts_of_it = is_options(row.text) or starts_sub_questions(row.text) or table_before_parts(r.text for r in block.rows[i:])
         # a score note ends the problem, unless it ends a full row whose sentence goes on
@@ -656,12 +656,6 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, 
 
 #: A space this many line heights tall between two rows parts problems (:func:`_split_at_gaps`).
 WIDE_GAP = 2.0
-
-
-def _starts_sentence(text: str) -> bool:
-    """The text starts as a sentence does: a capital letter or a Chinese character."""
-    text = text.lstrip()
-    return text[:1].isupper() or "\u4e00" <= text[:1] <= "\u9fff"
 
 
 def _paragraph_ends(lines: list[Row], below: tuple[Row, ...], edge: float) -> bool:

@@ -899,6 +899,12 @@ def turns_to_chinese_question(above: str, line: str) -> bool:
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
+def starts_sentence(text: str) -> bool:
+    """The text starts as a sentence does: a capital letter or a Chinese character."""
+    text = text.lstrip()
+    return text[:1].isupper() or _HAN.match(text) is not None
+
+
 def ends_question(line: str) -> bool:
     """The line ends with a question mark."""
     return line.rstrip()[-1:] in ("?", "？")

@@ -1332,3 +1332,10 @@ def test_a_parts_heading_that_names_its_kind_and_a_line_on_where_to_answer_are_h
                                           ("想一想：为什么冰会浮在水面上？", False), ("Example 3: Solve 2x = 4", False)])
 def test_a_workbooks_box_title_alone_is_a_header(line, header):
     assert is_header(line) is header
+
+
+@pytest.mark.parametrize("text, starts", [("Fill in the blank", True), ("一件商品原价", True), ("university", False),
+                                          ("(3) Solve", False), ("", False)])
+def test_a_sentence_starts_with_a_capital_or_a_chinese_character(text, starts):
+    from appliance.wording.problem_text import starts_sentence
+    assert starts_sentence(text) is starts
