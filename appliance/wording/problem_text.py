@@ -558,6 +558,10 @@ _SCORE_MARK_AT_END = re.compile(r"(?<!\s)\s+[+\-]?\d{1,2}\s*['′]\s*$|(?<=[^\u4
 # "…(go / goes / went) [2]") or the number of a problem in the next column whose words the
 # frame cut off (「…是多少？(9)」).
 _LABEL_AFTER_END = re.compile(r"(?:(?<=[?？。!！])\s*|(?<=[)）])\s+)(?:[（(]\s*\d{1,2}\s*[)）]|[\[［【]\s*\d{1,2}\s*[\]］】])\s*$")
+# The student's answer in the answer bracket after the question's end, its closing half faint or
+# missing: a chosen option (「…成立的？（C」, "…of \"go\"? (c") or the first figures of a year or
+# number (「…哪一年？(19」).
+_CHOSEN_AFTER_END = re.compile(r"(?:(?<=[?？。])\s*[（(]\s*[A-D]\s*[)）]?|(?<=[?？])\s*[（(]\s*(?:[a-d]\s*[)）]?|\d{1,2}))\s*$")
 # A sentence's end or a closing bracket (a score note's 【2分】 too: 「…= 2x + 5【2分】x=2」); not
 # a decimal point (0.5) nor an option's (「B. 3.5」), nor a bracket the formula goes on after
 # (「2(x+1) = 8」).
@@ -569,8 +573,8 @@ def without_working(text: str) -> str:
     or closing bracket (the detector read 「…kinetic energy? E_k = 1/2mv² =」 or
     "…= 0 (10 marks) x2 = 3" as one line), or a bare answer after it; nor a teacher's
     score after a formula (「计算：3/4+1/6 4'」), nor a bracketed number alone after its end
-    (:data:`_LABEL_AFTER_END`)."""
-    text = _SCORE_MARK_AT_END.sub("", _LABEL_AFTER_END.sub("", text))
+    (:data:`_LABEL_AFTER_END`), nor the answer written in its bracket (:data:`_CHOSEN_AFTER_END`)."""
+    text = _SCORE_MARK_AT_END.sub("", _LABEL_AFTER_END.sub("", _CHOSEN_AFTER_END.sub("", text)))
     text = _SOLVED.sub(r"\1", text)
     end = max((m.start() for m in _END_NOT_DECIMAL.finditer(text)), default=-1)  # 「？0.5mol」: not its point
     rest = text[end + 1:]

@@ -503,7 +503,11 @@ def test_a_dot_or_brackets_before_no_chinese_text_start_no_problem(line):
                                             ("求log28的值。23 = 8", "求log28的值。"),
                                             ("人体最大的消化腺是什么？肝脏", "人体最大的消化腺是什么？"),
                                             ("中华人民共和国是哪一年成立的? 1949年", "中华人民共和国是哪一年成立的?"),
-                                            ("已知集合A={1,2,3}，B={2,3,4}，求A∪B。B", "已知集合A={1,2,3}，B={2,3,4}，求A∪B。")])
+                                            ("已知集合A={1,2,3}，B={2,3,4}，求A∪B。B", "已知集合A={1,2,3}，B={2,3,4}，求A∪B。"),
+                                            ("中华人民共和国是哪一年成立的？（C", "中华人民共和国是哪一年成立的？"),
+                                            ("《静夜思》的作者是谁？(B)", "《静夜思》的作者是谁？"),
+                                            ("What is the past participle of \"go\"? (c", "What is the past participle of \"go\"?"),
+                                            ("第二次世界大战结束于哪一年？(19", "第二次世界大战结束于哪一年？")])
 def test_a_chosen_option_after_a_question_or_a_sum_after_the_end_is_the_students(line, kept):
     assert without_working(line) == kept
 
@@ -511,7 +515,8 @@ def test_a_chosen_option_after_a_question_or_a_sum_after_the_end_is_the_students
 @pytest.mark.parametrize("line", ["Which letter comes after A?", "计算：2 + 3 = ?", "小明说：“选A。”B组有几人？",
                                   "这种说法对吗？说明理由", "铁丝在氧气中燃烧生成什么物质？写出化学方程式",
                                   "它的面积是多少？（π 取 3.14）", "什么是光合作用？它在哪里进行？",
-                                  "已知点P在直线上。求P"])
+                                  "已知点P在直线上。求P", "它的周长是多少？（π 取 3.14）", "这是什么？（写出两点）",
+                                  "He ____ to school. (go / goes / went)", "求a的值。(a", "计算：(1 + 2) × (3"])
 def test_a_letter_or_a_sum_inside_the_problem_stays(line):
     assert without_working(line) == line
 
