@@ -29,7 +29,7 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (BLANK, NUMBER, starts_sentence, turns_to_chinese_question, ends_with_options_bracket, without_answer_bracket, PART, SCORE, TOP_LEVEL, says_something, finishes, mended_label, goes_on_below, without_score_at_end, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
+from appliance.wording.problem_text import (BLANK, NUMBER, starts_sentence, is_answer_bracket, turns_to_chinese_question, ends_with_options_bracket, without_answer_bracket, PART, SCORE, TOP_LEVEL, says_something, finishes, mended_label, goes_on_below, without_score_at_end, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, ends_with_note, is_options_bracket, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
@@ -625,6 +625,7 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, 
         spaced = spaced or (not labelled and _paragraph_ends(parts[-1], block.rows[i:i + 2], right - room))
         spaced = spaced or (finished and (above.cell or row.cell))  # each problem of a row set side by side ends there
         spaced = spaced or turns_to_chinese_question(" ".join(r.text for r in parts[-1]), row.text)
+        spaced = spaced or (not in_turn and _bracket_ends(parts[-1], row))
         # two lines' space or more between a problem that asks, ending with no mark and not
         # breaking off ("…: ____ university"), and a row that asks on its own
         spaced = spaced or (gap >= WIDE_GAP * max(row.height, above.height) and not finished and not breaks_off(stem)
@@ -652,6 +653,14 @@ def _split_at_gaps(block: Block, least: float, pitch_share: float, room: float, 
     blocks = [Block(tuple(p), False, block.numbered and not (i in answers and not any(reads_as_question(r.text) for r in p)),
                     touches_edge(p)) for i, p in enumerate(parts)]
     return blocks[:1] + [part for b in blocks[1:] for part in _figures_apart(b)]
+
+
+def _bracket_ends(lines: list[Row], row: Row) -> bool:
+    """``lines`` end with a finished sentence and its answer bracket alone on a row (「是 100 cm³，
+    求它的密度。」 ⏎ 「（ ）」): a row under it that asks on its own is the next problem, its
+    label lost (a circled "(4)"), not a question that goes on under the bracket."""
+    return (len(lines) > 1 and is_answer_bracket(lines[-1].text) and ends_sentence(strip_number(lines[-2].text))
+            and starts_sentence(row.text) and reads_as_question(row.text))
 
 
 #: A space this many line heights tall between two rows parts problems (:func:`_split_at_gaps`).

@@ -826,3 +826,23 @@ def test_a_figures_caption_right_above_a_problem_is_no_part_of_it():
             ("A、the chloroplast  B、the tissue", 400)]
     layout = arrange_page(column(rows, 460, x=300), SIZE)
     assert layout.text == "Which organelle is known as the \"powerhouse of the cell\"?"
+
+
+def test_an_answer_bracket_alone_on_its_row_ends_its_problem_before_a_question_whose_label_was_lost():
+    # a circled "(4)" the detector missed; its question stands at the hanging indent under
+    # the answer bracket that ends (3)
+    boxes = pieces([("(2) 一个质量为 5 kg 的物体受到 10", 300, 110, 540),
+                    ("N的合外力作用，求它的加速度", 370, 166, 490),
+                    ("大小。（ ）", 370, 222, 220),
+                    ("(3) 一块金属的质量是 270 g，体积", 300, 290, 540),
+                    ("是 100 cm³，求它的密度。", 370, 346, 380),
+                    ("（ ）", 380, 402, 90),
+                    ("牛顿第一定律的内容是什么？", 380, 462, 440)])
+    assert arrange_page(boxes, SIZE).text == "牛顿第一定律的内容是什么？"
+
+
+def test_a_question_that_goes_on_under_its_answer_bracket_stays_one_problem():
+    boxes = pieces([("(2) 一个质量为 5 kg 的物体受到 10 N 的合外力作用，", 300, 380, 760),
+                    ("（ ）", 380, 436, 90),
+                    ("它的加速度是多少？", 380, 492, 300)])
+    assert arrange_page(boxes, SIZE).text == "一个质量为 5 kg 的物体受到 10 N 的合外力作用，（ ）它的加速度是多少？"
