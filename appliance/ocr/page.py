@@ -15,7 +15,7 @@ from appliance.ocr.blocks import BlockParams, Gutters, find_blocks, page_gutters
 from appliance.ocr.layout import Layout, LayoutParams, TextBox, chain_bent, frame_sides, keep_question_lines, mean_confidence
 from appliance.ocr.result import OcrLine
 from appliance.ocr.select import SelectParams, select_problem
-from appliance.ocr.skew import Skew, measure_skew
+from appliance.ocr.skew import Skew, measure_skew, printed_across
 
 #: How far the page's columns may lean with its lines (0: upright, 1: turned as the lines are).
 LEANS = (0.0, 0.5, 1.0)
@@ -28,6 +28,7 @@ def arrange_page(boxes: list[TextBox], size: tuple[int, int], params: LayoutPara
     gutters, known from all of its lines when only some were read (levelled with the
     columns upright: no lean); None: found in ``boxes``."""
     kept = chain_bent(keep_question_lines(boxes, size, params), params)
+    kept = [b for b, across in zip(kept, printed_across([b.quad for b in kept])) if not across]
     skew = measure_skew([b.quad for b in kept], size)
     if gutters is None:
         skew = upright_columns(kept, skew, size, params, block_params)

@@ -29,6 +29,12 @@ from appliance.ocr.geometry import quad_size
 LONG_LINE = 3.0
 #: Long lines whose slope is this far (degrees) off the first fit are left out of the second.
 STRAY = 1.5
+#: A long line this far (degrees) off the slope of most of the page's lines, in print this
+#: many times as tall, is printed across the page (:func:`printed_across`).
+ACROSS_DEGREES = 20.0
+ACROSS_HEIGHT = 1.35
+#: ...and at least this many times as long as tall (four large characters of a watermark).
+ACROSS_LINE = 2.0
 
 
 @dataclass(frozen=True)
@@ -85,7 +91,7 @@ def measure_skew(quads: list[np.ndarray], size: tuple[int, int], min_degrees: fl
     page turn is decided before this). A phone held askew turns a page by 15–20°, more at
     one end of the photo in perspective; up to 35° the lines' boxes still tell the slope."""
     centre = (size[0] / 2, size[1] / 2)
-    lines = [line_slope(q) for q in quads]
+    lines = [line_slope(q) for q, across in zip(quads, printed_across(quads)) if not across]
     lines = [line for line in lines if line is not None]
     if len(lines) < min_lines:
         return Skew(0.0, centre)
@@ -101,10 +107,33 @@ def measure_skew(quads: list[np.ndarray], size: tuple[int, int], min_degrees: fl
     return Skew(round(degrees, 4), centre, per_px)
 
 
-def line_slope(quad: np.ndarray) -> tuple[float, float, float] | None:
-    """(centre y, slope in degrees, length) of a long line's box; None for a short one."""
+def printed_across(quads: list[np.ndarray]) -> list[bool]:
+    """Which boxes are lines printed across the page's text rather than in it: at least
+    ``ACROSS_DEGREES`` off the slope that most of the long lines' length shows, in print at
+    least ``ACROSS_HEIGHT`` times as tall as their median (a watermark's 「内部资料」 at 30°,
+    the name on a pen lying on the page). A page's own lines, curled or in perspective, or
+    a second sheet's, are printed as tall as the rest."""
+    lines = [line for line in map(line_slope, quads) if line is not None]
+    if len(lines) < 3:
+        return [False] * len(quads)
+    slope = weighted_median(np.array([line[1] for line in lines]), np.array([line[2] for line in lines]))
+    height = float(np.median([quad_size(q)[1] for q in quads if line_slope(q) is not None]))
+    return [(line := line_slope(q, ACROSS_LINE)) is not None and abs(line[1] - slope) >= ACROSS_DEGREES
+            and quad_size(q)[1] >= ACROSS_HEIGHT * height for q in quads]
+
+
+def weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+    """The value below and above which lie at most half of the weight each."""
+    order = np.argsort(values)
+    cumulative = np.cumsum(weights[order])
+    return float(values[order][np.searchsorted(cumulative, cumulative[-1] / 2)])
+
+
+def line_slope(quad: np.ndarray, long: float = LONG_LINE) -> tuple[float, float, float] | None:
+    """(centre y, slope in degrees, length) of a box at least ``long`` times as long as tall;
+    None for a shorter one."""
     width, height = quad_size(quad)
-    if height <= 0 or width < LONG_LINE * height:
+    if height <= 0 or width < long * height:
         return None
     top, bottom = quad[1] - quad[0], quad[2] - quad[3]
     return float(quad[:, 1].mean()), math.degrees(math.atan2(top[1] + bottom[1], top[0] + bottom[0])), width

@@ -9,7 +9,7 @@ import pytest
 
 from appliance.ocr.layout import TextBox
 from appliance.ocr.page import arrange_page
-from appliance.ocr.skew import Skew, measure_skew
+from appliance.ocr.skew import Skew, measure_skew, printed_across
 
 SIZE = (1600, 1200)
 CENTRE = (800.0, 600.0)
@@ -164,3 +164,24 @@ def test_an_upright_edge_of_a_page_in_perspective_stays_a_straight_line():
     edge = np.stack([900 - (ys - CENTRE[1]) * math.tan(math.radians(17.0)), ys], axis=1)
     assert np.ptp(skew.to_page(edge)[:, 0]) < 1.0
     assert np.allclose(skew.to_photo(skew.to_page(edge)), edge, atol=0.5)
+
+
+@pytest.mark.parametrize("degrees", [0.0, 4.0, -6.0])
+def test_a_watermark_printed_across_the_page_does_not_tell_its_slope(degrees):
+    # long diagonal lines of a faint watermark (「内部资料」 tiled at 30°), as many as the text's
+    marks = [TextBox("第一中学教务处内部资料", 0.99, turned(x, y, 620, 90, degrees - 30.0))
+             for x, y in ((150, 300), (700, 500), (250, 800), (900, 900))]
+    skew = measure_skew([b.quad for b in page(degrees) + marks], SIZE)
+    assert skew.degrees == pytest.approx(degrees, abs=0.05)
+    assert skew.per_px == pytest.approx(0.0, abs=1e-4)
+
+
+def test_a_watermark_across_the_framed_problem_is_no_part_of_its_text():
+    boxes = page(2.0) + [TextBox("内部资料", 0.99, turned(560, 560, 260, 100, -28.0)),
+                         TextBox("第一中学教务处内部资料", 0.99, turned(900, 520, 640, 100, -28.0))]
+    assert arrange_page(boxes, SIZE).text == "一个长方形的长是8厘米，宽是5厘米，它的面积是多少平方厘米？"
+
+
+def test_a_second_sheet_at_another_slope_is_not_taken_for_a_watermark():
+    sheet = [TextBox("一辆汽车3小时行驶了120千米", 0.95, turned(250, y, 560, 36, 24.0)) for y in (900, 950)]
+    assert not any(printed_across([b.quad for b in page(0.0) + sheet]))
