@@ -29,7 +29,7 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (BLANK, NUMBER, starts_sentence, is_answer_bracket, turns_to_chinese_question, ends_with_options_bracket, without_answer_bracket, PART, SCORE, TOP_LEVEL, says_something, finishes, mended_label, goes_on_below, without_score_at_end, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
+from appliance.wording.problem_text import (BLANK, NUMBER, starts_sentence, is_answer_bracket, is_chinese_character, turns_to_chinese_question, ends_with_options_bracket, without_answer_bracket, PART, SCORE, TOP_LEVEL, says_something, finishes, mended_label, goes_on_below, without_score_at_end, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, ends_with_note, is_options_bracket, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
@@ -68,6 +68,7 @@ class BlockParams:
     mark_gap: float = 1.0  # a mark is this many line heights away from other text on its row
     side_gap: float = 0.6  # a box at the frame's side this far from its row's other text is another column's
     margin_stack: float = 0.6  # a margin's letters stacked down the page stand this close to one line (line heights)
+    margin_spread: float = 4.0  # ...and, Chinese characters, at most this far apart (line heights)
     side_reach: float = 2.0  # ...or, alone on its row, this far from the text of the rows above and below
     side_gap_before_number: float = 0.3  # ...or this far from a problem number at its right
     side_inset: float = 1.0  # a box this near the side, under or over one at it, is of its column too
@@ -787,13 +788,13 @@ def margin_letters(boxes: list[TextBox], unit: float, params: BlockParams) -> se
     """The ids of boxes that are letters of words printed down the page's margin
     (「密封线内不要答题」, "DO NOT WRITE HERE"): boxes of one character stacked one under
     another (each within ``margin_stack`` line heights of the next's middle and two line
-    heights below it), at least three, all out to the left or right of every line of the
+    heights below it, ``margin_spread`` for Chinese characters), at least three, all out to the left or right of every line of the
     rows they span. They belong to no problem."""
     single = sorted((b for b in boxes if len(b.text.strip()) == 1 and b.right - b.left <= 1.6 * b.height),
                     key=lambda b: b.centre_y)
     runs: list[list[TextBox]] = []
     for letter in single:
-        run = next((r for r in runs if 0 < letter.centre_y - r[-1].centre_y <= 2 * unit
+        run = next((r for r in runs if 0 < letter.centre_y - r[-1].centre_y <= _stack_gap(letter, r[-1], params) * unit
                     and abs((letter.left + letter.right) - (r[-1].left + r[-1].right)) / 2 < params.margin_stack * unit), None)
         if run is None:
             runs.append([letter])
@@ -807,6 +808,13 @@ def margin_letters(boxes: list[TextBox], unit: float, params: BlockParams) -> se
                                         or min(b.left for b in run) > max(b.right for b in lines)):
             letters.update(map(id, run))
     return letters
+
+
+def _stack_gap(letter: TextBox, above: TextBox, params: BlockParams) -> float:
+    """How many line heights may part two letters printed down the margin: Chinese
+    characters are spread along the binding (「密 封 线」), Latin ones stand close."""
+    spread = is_chinese_character(letter.text) and is_chinese_character(above.text)
+    return params.margin_spread if spread else 2.0
 
 
 def isolated_mark(box: TextBox, boxes: list[TextBox], unit: float, params: BlockParams) -> bool:

@@ -909,6 +909,11 @@ def starts_sentence(text: str) -> bool:
     return text[:1].isupper() or _HAN.match(text) is not None
 
 
+def is_chinese_character(text: str) -> bool:
+    """The text is one Chinese character, spaces aside."""
+    return len(text := text.strip()) == 1 and _HAN.match(text) is not None
+
+
 def ends_question(line: str) -> bool:
     """The line ends with a question mark."""
     return line.rstrip()[-1:] in ("?", "？")

@@ -443,6 +443,16 @@ def test_a_run_of_letters_down_the_margin_is_found_at_either_side(side):
     assert margin_letters(lines + letters, 34, BlockParams()) == set(map(id, letters))
 
 
+def test_the_sealed_lines_characters_spread_down_the_margin_join_no_problem():
+    # 「密 封 线」 printed along the binding two and a half lines apart, one beside problem 13's number
+    lines = pieces([("12. What is the sum of the interior angles of a pentagon?", 230, 300, 790),
+                    ("13. (5分) “但愿人长久，千里共婵娟”出自哪首词？作者是谁？", 230, 450, 790),
+                    ("14. (6分) 成语“守株待兔”比喻什么？", 230, 640, 500)])
+    letters = [box(letter, 75, 456 + 90 * i, 40, 40) for i, letter in enumerate("线封密")]
+    assert margin_letters(lines + letters, 34, BlockParams()) == set(map(id, letters))
+    assert arrange_page(lines + letters, SIZE).text == "“但愿人长久，千里共婵娟”出自哪首词？作者是谁？"
+
+
 def test_a_tables_first_column_of_single_letters_is_kept():
     rows = [("5. 根据下表求 y 与 x 的关系式。", 600)]
     boxes = column(rows, 400, x=140)

@@ -1344,3 +1344,9 @@ def test_a_workbooks_box_title_alone_is_a_header(line, header):
 def test_a_sentence_starts_with_a_capital_or_a_chinese_character(text, starts):
     from appliance.wording.problem_text import starts_sentence
     assert starts_sentence(text) is starts
+
+
+@pytest.mark.parametrize("text, one", [("密", True), (" 线 ", True), ("密封", False), ("A", False), ("3", False), ("", False)])
+def test_one_chinese_character_alone(text, one):
+    from appliance.wording.problem_text import is_chinese_character
+    assert is_chinese_character(text) is one
