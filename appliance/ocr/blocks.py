@@ -29,7 +29,7 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (BLANK, NUMBER, starts_sentence, is_answer_bracket, is_chinese_character, turns_to_chinese_question, ends_with_options_bracket, without_answer_bracket, PART, SCORE, TOP_LEVEL, says_something, finishes, mended_label, goes_on_below, without_score_at_end, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
+from appliance.wording.problem_text import (BLANK, NUMBER, axis_figures, starts_sentence, is_answer_bracket, is_chinese_character, turns_to_chinese_question, ends_with_options_bracket, without_answer_bracket, PART, SCORE, TOP_LEVEL, says_something, finishes, mended_label, goes_on_below, without_score_at_end, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, ends_with_note, is_options_bracket, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
@@ -239,12 +239,15 @@ def split_off_figure(block: Block) -> list[Block]:
         numbered = block.numbered or bool(rest[0].label) or TOP_LEVEL.match(rest[0].text) is not None
         return [Block(block.rows[:captions], False, False, touches_edge(block.rows[:captions])),
                 *split_off_figure(Block(rest, False, numbered, touches_edge(rest)))]
-    end = len(block.rows)
-    while end > 0 and (reads_as_figure(block.rows[end - 1]) or is_arrow(block.rows[end - 1].text)
-                       or axis_end(block.rows[end - 1]) and (end < len(block.rows) or has_arrow(block.rows[end - 1].text))):
-        if end > 1 and leaves_bracket_open(block.rows[end - 2].text):
-            break  # the row closes the bracket its problem left open (「…（π取」 「3.14)（）」)
-        end -= 1
+    end, start = len(block.rows), None
+    while end != start:  # a chart's scale, one figure to a row, above or below its labels
+        start = end
+        while end > 0 and (reads_as_figure(block.rows[end - 1]) or is_arrow(block.rows[end - 1].text)
+                           or axis_end(block.rows[end - 1]) and (end < len(block.rows) or has_arrow(block.rows[end - 1].text))):
+            if end > 1 and leaves_bracket_open(block.rows[end - 2].text):
+                break  # the row closes the bracket its problem left open (「…（π取」 「3.14)（）」)
+            end -= 1
+        end -= axis_figures([row.text if len(row.pieces) <= 1 else "" for row in block.rows[:end]])
     head, tail = block.rows[:end], block.rows[end:]
     if block.header or not tail or speaks_of_figure(" ".join(r.text for r in head)) \
             or head and breaks_off(head[-1].text):  # 「找规律：」 ⏎ "3 6 9 12", 「…公差」 「d=3,」 ⏎ 「求a10 (5分)」

@@ -697,6 +697,22 @@ def reads_as_figures(line: str) -> bool:
     return _figures_row(line) and not reads_as_question(line)
 
 
+_NUMBER_ALONE = re.compile(r"^\s*-?\d{1,4}(?:\.\d{1,2})?\s*$")
+
+
+def axis_figures(lines: list[str]) -> int:
+    """How many of the last ``lines`` are a figure's axis, one figure to a line: three or
+    more numbers alone, evenly stepped (「30」 ⏎ 「20」 ⏎ 「10」, a chart's scale read top down);
+    0 when they are not."""
+    values: list[float] = []
+    for line in reversed(lines):
+        if not _NUMBER_ALONE.match(line):
+            break
+        values.append(float(line))
+    steps = {round(b - a, 6) for a, b in zip(values, values[1:])}
+    return len(values) if len(values) >= 3 and len(steps) == 1 and 0 not in steps else 0
+
+
 def _figures_row(line: str) -> bool:
     """A row of a table: figures, with one label or unit at most ("t/s 63 54")."""
     words = line.split()

@@ -856,3 +856,12 @@ def test_a_question_that_goes_on_under_its_answer_bracket_stays_one_problem():
                     ("（ ）", 380, 436, 90),
                     ("它的加速度是多少？", 380, 492, 300)])
     assert arrange_page(boxes, SIZE).text == "一个质量为 5 kg 的物体受到 10 N 的合外力作用，（ ）它的加速度是多少？"
+
+
+def test_a_charts_scale_read_one_figure_to_a_row_is_no_part_of_the_problem_above_it():
+    boxes = pieces([("7. 铁丝在氧气中燃烧生成什么物质？写出化学方程式。", 100, 300, 900),
+                    ("8. Fill in the blank with \"a\" or \"an\": ___ university", 100, 380, 800),
+                    ("30", 770, 470, 40), ("20", 770, 520, 40), ("10", 770, 570, 40),
+                    ("甲", 860, 630, 30), ("乙", 940, 630, 30), ("丙", 1020, 630, 30),
+                    ("(第8题图)", 900, 690, 170)])
+    assert arrange_page(boxes, SIZE).text == "Fill in the blank with \"a\" or \"an\": ____ university"

@@ -1350,3 +1350,11 @@ def test_a_sentence_starts_with_a_capital_or_a_chinese_character(text, starts):
 def test_one_chinese_character_alone(text, one):
     from appliance.wording.problem_text import is_chinese_character
     assert is_chinese_character(text) is one
+
+
+@pytest.mark.parametrize("lines, count", [(["Fill in", "30", "20", "10"], 3), (["0", "2", "4", "6"], 4),
+                                          (["求面积", "30", "20"], 0), (["a", "30", "25", "10"], 0),
+                                          (["x", "5", "5", "5"], 0), (["x", "30", "20", "10 cm"], 0), ([], 0)])
+def test_a_charts_scale_is_three_or_more_numbers_alone_evenly_stepped(lines, count):
+    from appliance.wording.problem_text import axis_figures
+    assert axis_figures(lines) == count
