@@ -29,7 +29,7 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (BLANK, NUMBER, axis_figures, starts_sentence, is_answer_bracket, is_chinese_character, turns_to_chinese_question, ends_with_options_bracket, without_answer_bracket, PART, SCORE, TOP_LEVEL, says_something, finishes, mended_label, goes_on_below, without_score_at_end, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
+from appliance.wording.problem_text import (BLANK, NUMBER, axis_figures, is_chat_line, starts_sentence, is_answer_bracket, is_chinese_character, turns_to_chinese_question, ends_with_options_bracket, without_answer_bracket, PART, SCORE, TOP_LEVEL, says_something, finishes, mended_label, goes_on_below, without_score_at_end, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, ends_with_note, is_options_bracket, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
@@ -69,6 +69,8 @@ class BlockParams:
     side_gap: float = 0.6  # a box at the frame's side this far from its row's other text is another column's
     margin_stack: float = 0.6  # a margin's letters stacked down the page stand this close to one line (line heights)
     margin_spread: float = 4.0  # ...and, Chinese characters, at most this far apart (line heights)
+    margin_clear: float = 1.0  # a character alone this far out from every line of words near it is the margin's...
+    margin_clear_reach: float = 3.0  # ...those lines lying within this many line heights above or below it
     side_reach: float = 2.0  # ...or, alone on its row, this far from the text of the rows above and below
     side_gap_before_number: float = 0.3  # ...or this far from a problem number at its right
     side_inset: float = 1.0  # a box this near the side, under or over one at it, is of its column too
@@ -152,8 +154,10 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     at_side = {id(b) for b in boxes if other_column_at_side(b, boxes, size, unit, params)}
     framed = [b for b in boxes if id(b) not in at_side]  # a figure's row ends where another column's remnant starts
     in_margin = margin_letters(boxes, unit, params)
+    on_chat = any(is_chat_line(b.text) for b in boxes)  # a character alone at the side: a sender's avatar
     print_boxes = [b for b in boxes if not is_scribble(b.text) and not is_cell_writing(b.text) and not isolated_mark(b, boxes, unit, params)
                    and not margin_note(b, boxes, unit, params) and id(b) not in in_margin
+                   and (on_chat or not margin_character(b, boxes, unit, params))
                    and not trailing_stray(b, boxes, unit, params) and not another_columns_number(b, boxes, params)
                    and not written_after_the_end(b, boxes, size, params)
                    and not answer_after_the_end(b, boxes, unit, params)
@@ -797,7 +801,8 @@ def margin_letters(boxes: list[TextBox], unit: float, params: BlockParams) -> se
                     key=lambda b: b.centre_y)
     runs: list[list[TextBox]] = []
     for letter in single:
-        run = next((r for r in runs if 0 < letter.centre_y - r[-1].centre_y <= _stack_gap(letter, r[-1], params) * unit
+        run = next((r for r in runs if 0 < letter.centre_y - r[-1].centre_y <= unit * (  # Chinese ones spread along the binding
+            params.margin_spread if is_chinese_character(letter.text) and is_chinese_character(r[-1].text) else 2.0)
                     and abs((letter.left + letter.right) - (r[-1].left + r[-1].right)) / 2 < params.margin_stack * unit), None)
         if run is None:
             runs.append([letter])
@@ -813,11 +818,17 @@ def margin_letters(boxes: list[TextBox], unit: float, params: BlockParams) -> se
     return letters
 
 
-def _stack_gap(letter: TextBox, above: TextBox, params: BlockParams) -> float:
-    """How many line heights may part two letters printed down the margin: Chinese
-    characters are spread along the binding (「密 封 线」), Latin ones stand close."""
-    spread = is_chinese_character(letter.text) and is_chinese_character(above.text)
-    return params.margin_spread if spread else 2.0
+def margin_character(box: TextBox, boxes: list[TextBox], unit: float, params: BlockParams) -> bool:
+    """One Chinese character out in the page's side margin, alone: a letter of the sealed
+    line along the binding (「密」 … 「封」 … 「线」, printed far apart) or of a field written
+    down it (「学校」's 「学」). Every line of words within ``margin_clear_reach`` line heights
+    above and below it starts ``margin_clear`` line heights or more to its right (or ends as
+    far to its left). A character that wrapped onto a row of its own stands in its column."""
+    if not is_chinese_character(box.text):
+        return False
+    near = [o for o in boxes if len(o.text.strip()) > 2 and abs(o.centre_y - box.centre_y) < params.margin_clear_reach * unit]
+    clear = params.margin_clear * unit
+    return bool(near) and (box.right + clear <= min(o.left for o in near) or box.left - clear >= max(o.right for o in near))
 
 
 def isolated_mark(box: TextBox, boxes: list[TextBox], unit: float, params: BlockParams) -> bool:

@@ -372,6 +372,11 @@ _CHAT_SENDER = re.compile(
     rf"|(?:[\u4e00-\u9fff]{{2}}\s*[-—·]?\s*)?[\u4e00-\u9fff]老师[\u4e00-\u9fff]?)(?:\s*{_CHAT_TIME})?)\s*$")
 
 
+def is_chat_line(line: str) -> bool:
+    """A class chat's time or sender line (:data:`_CHAT_SENDER`): the photo is of a chat."""
+    return _CHAT_SENDER.match(line) is not None
+
+
 # A homework app's buttons and links, alone on their row, one or a few side by side:
 # "Show hint", "Upload photo", 「看解析」 「拍照上传」, 「在此作答…」 (the answer box's hint).
 _APP_BUTTON = (r"(?:(?i:show\s+(?:hint|answer|solution)|upload(?:\s+(?:a\s+)?photo)?|submit(?:\s+answer)?|check(?:\s+answer)?"
@@ -394,7 +399,7 @@ def is_header(line: str) -> bool:
             or _SECTION_LABEL.match(text) or _BRACKETED_LABEL.match(text) or _SECTION_KIND.match(text)
             or _SECTION_TITLE.match(text) or _SECTION_WITH_NOTE.match(text) or _PART_KIND.match(text)):
         return True
-    if _FORM_LINE.match(text) or _CHAT_SENDER.match(text) or _APP_BUTTONS.match(text) or _CHOICE_RULE.search(text) \
+    if _FORM_LINE.match(text) or is_chat_line(text) or _APP_BUTTONS.match(text) or _CHOICE_RULE.search(text) \
             or _BOX_TITLE.match(text):
         return True
     if (_HEADER_WORDS.search(text) or _INSTRUCTION.match(text)) and (len(text) <= 40 or not _ASKS.search(text)):

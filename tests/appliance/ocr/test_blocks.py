@@ -865,3 +865,40 @@ def test_a_charts_scale_read_one_figure_to_a_row_is_no_part_of_the_problem_above
                     ("甲", 860, 630, 30), ("乙", 940, 630, 30), ("丙", 1020, 630, 30),
                     ("(第8题图)", 900, 690, 170)])
     assert arrange_page(boxes, SIZE).text == "Fill in the blank with \"a\" or \"an\": ____ university"
+
+
+# A test paper's binding margin beside problems 4 and 5 (tilted): 「学」 and 「班」 of the fields
+# written down it, the sealed line's 「线」 and 「装」; a tick before 5's number. Text, corners.
+BINDING_MARGIN = [
+    ('学', [[155, 477], [187, 477], [187, 547], [155, 547]]),
+    ('√5.', [[355, 455], [437, 455], [437, 505], [355, 505]]),
+    ('线', [[257, 441], [293, 441], [293, 485], [257, 485]]),
+    ('“床前明月光，疑是地上霜”的下一句是什么？', [[487, 451], [1176, 415], [1179, 465], [490, 502]]),
+    ('班', [[152, 220], [180, 220], [180, 288], [152, 288]]),
+    ('4.', [[385, 201], [427, 201], [427, 239], [385, 239]]),
+    ('“白日依山尽”的下一句是什么？', [[461, 190], [934, 159], [937, 208], [465, 240]]),
+    ('二、实验探究题（共16分）', [[571, 126], [959, 97], [963, 147], [575, 176]]),
+    ('名', [[146, 19], [181, 21], [177, 93], [142, 91]]),
+    ('装', [[214, 0], [244, 0], [244, 48], [214, 48]]),
+]
+
+
+def test_a_character_alone_out_in_the_binding_margin_hides_no_label():
+    boxes = [TextBox(text, 0.95, np.array(quad, np.float32)) for text, quad in BINDING_MARGIN]
+    assert arrange_page(boxes, (1280, 960)).text == "“床前明月光，疑是地上霜”的下一句是什么？"
+
+
+def test_a_character_wrapped_onto_a_row_of_its_own_stays_in_its_column():
+    boxes = pieces([("5. 一个长方形的长是8厘米，宽是5厘米，它的面积是多少平方厘", 200, 440, 900),
+                    ("米", 230, 490, 34)])
+    assert arrange_page(boxes, SIZE).text == "一个长方形的长是8厘米，宽是5厘米，它的面积是多少平方厘米"
+
+
+def test_a_chats_avatar_is_not_taken_for_the_margin():
+    from appliance.ocr.blocks import margin_character
+    boxes = pieces([("18:20", 500, 10, 90), ("Find the slope of the line through (1, 2) and (3, 8).", 170, 500, 700),
+                    ("第3题怎么做?", 150, 770, 280)])
+    avatar = box("浩", 11, 760, 78, 70)
+    assert margin_character(avatar, boxes + [avatar], 60, BlockParams())  # alone, it would be
+    texts = [b.text for b in find_blocks(boxes + [avatar], SIZE)]
+    assert any(t.startswith("浩") for t in texts)
