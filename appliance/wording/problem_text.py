@@ -102,6 +102,9 @@ _SECTION = re.compile(rf"^\s*(?:[{CN_DIGITS}]+\s*[、.．]\s*[^\s（(\[【]{{0,8
 # Brackets alone after a section's heading: its English name or its score note
 # (「二、单项选择题(Multiple-choice questions)」).
 _GLOSS = re.compile(r"^\s*(?:[（(][^（()）？?]{1,40}[)）]\s*)+$")
+# A paper's note opening after a section's heading: how many problems, how many marks
+# (「一、选择题（本题共5小题，满分10分。解答应写出…」, wrapped before its bracket closes).
+_SECTION_NOTE = re.compile(r"^\s*[（(]\s*(?:本(?:大)?题共|每(?:小)?题|共\s*\d)")
 # A section heading with a short label and nothing else: 「三、基础知识」 「一、解方程（每题4分）」
 # (「十一、解方程：2x+3=13」 is a problem).
 _SECTION_LABEL = re.compile(rf"^\s*[{CN_DIGITS}]{{1,3}}\s*[、.．]\s*[\u4e00-\u9fff]{{2,8}}\s*(?:{_SCORE_NOTE})?\s*$")
@@ -395,7 +398,8 @@ def is_header(line: str) -> bool:
     if is_number_alone(text) or is_lead_in(text):
         return True
     section = _SECTION.match(text)
-    if ((section and (len(text) <= 24 or len(text) <= 60 and not reads_as_question(text) or _GLOSS.match(text[section.end():])))
+    if ((section and (len(text) <= 24 or len(text) <= 60 and not reads_as_question(text) or _GLOSS.match(text[section.end():])
+                     or _SECTION_NOTE.match(text[section.end():])))
             or _SECTION_LABEL.match(text) or _BRACKETED_LABEL.match(text) or _SECTION_KIND.match(text)
             or _SECTION_TITLE.match(text) or _SECTION_WITH_NOTE.match(text) or _PART_KIND.match(text)):
         return True

@@ -1358,3 +1358,12 @@ def test_one_chinese_character_alone(text, one):
 def test_a_charts_scale_is_three_or_more_numbers_alone_evenly_stepped(lines, count):
     from appliance.wording.problem_text import axis_figures
     assert axis_figures(lines) == count
+
+
+@pytest.mark.parametrize("line, header", [("一、选择题（本题共5小题，满分10分。解答应写出文字说明或", True),
+                                          ("三、解答题（本大题共7小题，共28分。解答应写出文字说明、证明过", True),
+                                          ("二、填空题（每小题4分，共28分。请把答案写在横线上，写出", True),
+                                          ("十一、解方程：2x+3=13", False),
+                                          ("二、已知函数 f(x) = 2x² - 3x + 1，求 f(-1) 的值。(共5分)", False)])
+def test_a_sections_heading_whose_note_wraps_before_its_bracket_closes_is_a_header(line, header):
+    assert is_header(line) is header
