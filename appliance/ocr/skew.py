@@ -113,13 +113,14 @@ def printed_across(quads: list[np.ndarray]) -> list[bool]:
     least ``ACROSS_HEIGHT`` times as tall as their median (a watermark's 「内部资料」 at 30°,
     the name on a pen lying on the page). A page's own lines, curled or in perspective, or
     a second sheet's, are printed as tall as the rest."""
-    lines = [line for line in map(line_slope, quads) if line is not None]
+    heights = [quad_size(q)[1] for q in quads]
+    lines = [(line, tall) for line, tall in zip(map(line_slope, quads), heights) if line is not None]
     if len(lines) < 3:
         return [False] * len(quads)
-    slope = weighted_median(np.array([line[1] for line in lines]), np.array([line[2] for line in lines]))
-    height = float(np.median([quad_size(q)[1] for q in quads if line_slope(q) is not None]))
+    slope = weighted_median(np.array([line[1] for line, _ in lines]), np.array([line[2] for line, _ in lines]))
+    height = float(np.median([tall for _, tall in lines]))
     return [(line := line_slope(q, ACROSS_LINE)) is not None and abs(line[1] - slope) >= ACROSS_DEGREES
-            and quad_size(q)[1] >= ACROSS_HEIGHT * height for q in quads]
+            and tall >= ACROSS_HEIGHT * height for q, tall in zip(quads, heights)]
 
 
 def weighted_median(values: np.ndarray, weights: np.ndarray) -> float:

@@ -567,10 +567,12 @@ _SCORE_MARK_AT_END = re.compile(r"(?<!\s)\s+[+\-]?\d{1,2}\s*['′]\s*$|(?<=[^\u4
 # "…(go / goes / went) [2]") or the number of a problem in the next column whose words the
 # frame cut off (「…是多少？(9)」).
 _LABEL_AFTER_END = re.compile(r"(?:(?<=[?？。!！])\s*|(?<=[)）])\s+)(?:[（(]\s*\d{1,2}\s*[)）]|[\[［【]\s*\d{1,2}\s*[\]］】])\s*$")
+# An option letter the student wrote in the answer bracket, its closing half perhaps lost: "(B", 「（C）」.
+_CHOSEN_BRACKET = r"[（(]\s*[A-D]\s*[)）]?"
 # The student's answer in the answer bracket after the question's end, its closing half faint or
 # missing: a chosen option (「…成立的？（C」, "…of \"go\"? (c") or the first figures of a year or
 # number (「…哪一年？(19」).
-_CHOSEN_AFTER_END = re.compile(r"(?:(?<=[?？。])\s*[（(]\s*[A-D]\s*[)）]?|(?<=[?？])\s*[（(]\s*(?:[a-d]\s*[)）]?|\d{1,2}))\s*$")
+_CHOSEN_AFTER_END = re.compile(rf"(?:(?<=[?？。])\s*{_CHOSEN_BRACKET}|(?<=[?？])\s*[（(]\s*(?:[a-d]\s*[)）]?|\d{{1,2}}))\s*$")
 # A sentence's end or a closing bracket (a score note's 【2分】 too: 「…= 2x + 5【2分】x=2」); not
 # a decimal point (0.5) nor an option's (「B. 3.5」), nor a bracket the formula goes on after
 # (「2(x+1) = 8」).
@@ -1125,7 +1127,7 @@ _SCORE_WRITTEN = re.compile(r"[+\-－]?\d{1,2}\s*分")
 def is_chosen_in_bracket(text: str) -> bool:
     """An option letter alone in the answer bracket, on a row of its own: the student's
     choice ("(B", 「（C）」)."""
-    return re.match(r"^\s*[（(]\s*[A-D]\s*[)）]?\s*$", text) is not None
+    return re.match(rf"^\s*{_CHOSEN_BRACKET}\s*$", text) is not None
 
 
 def is_lone_letter(text: str) -> bool:
