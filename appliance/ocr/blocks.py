@@ -68,7 +68,7 @@ class BlockParams:
     mark_gap: float = 1.0  # a mark is this many line heights away from other text on its row
     side_gap: float = 0.6  # a box at the frame's side this far from its row's other text is another column's
     margin_stack: float = 0.6  # a margin's letters stacked down the page stand this close to one line (line heights)
-    margin_spread: float = 4.0  # ...and, Chinese characters, at most this far apart (line heights)
+    margin_step: float = 2.0  # ...and each at most this far below the one before it (line heights)
     margin_clear: float = 1.0  # a character alone this far out from every line of words near it is the margin's...
     margin_clear_reach: float = 3.0  # ...those lines lying within this many line heights above or below it
     side_reach: float = 2.0  # ...or, alone on its row, this far from the text of the rows above and below
@@ -794,15 +794,15 @@ def margin_note(box: TextBox, boxes: list[TextBox], unit: float, params: BlockPa
 def margin_letters(boxes: list[TextBox], unit: float, params: BlockParams) -> set[int]:
     """The ids of boxes that are letters of words printed down the page's margin
     (「密封线内不要答题」, "DO NOT WRITE HERE"): boxes of one character stacked one under
-    another (each within ``margin_stack`` line heights of the next's middle and two line
-    heights below it, ``margin_spread`` for Chinese characters), at least three, all out to the left or right of every line of the
-    rows they span. They belong to no problem."""
+    another (each within ``margin_stack`` line heights of the next's middle and
+    ``margin_step`` below it), at least three, all out to the left or right of every line of
+    the rows they span. They belong to no problem. (The sealed line's characters, printed
+    further apart, are each found alone: :func:`margin_character`.)"""
     single = sorted((b for b in boxes if len(b.text.strip()) == 1 and b.right - b.left <= 1.6 * b.height),
                     key=lambda b: b.centre_y)
     runs: list[list[TextBox]] = []
     for letter in single:
-        run = next((r for r in runs if 0 < letter.centre_y - r[-1].centre_y <= unit * (  # Chinese ones spread along the binding
-            params.margin_spread if is_chinese_character(letter.text) and is_chinese_character(r[-1].text) else 2.0)
+        run = next((r for r in runs if 0 < letter.centre_y - r[-1].centre_y <= params.margin_step * unit
                     and abs((letter.left + letter.right) - (r[-1].left + r[-1].right)) / 2 < params.margin_stack * unit), None)
         if run is None:
             runs.append([letter])
