@@ -33,7 +33,7 @@ from appliance.ocr.blocks import BlockParams, Gutters, page_gutters
 from appliance.ocr.layout import LayoutParams, TextBox
 from appliance.ocr.page import level
 from appliance.ocr.result import OcrLine
-from appliance.ocr.skew import Skew, measure_skew
+from appliance.ocr.skew import Skew, measure_skew, printed_across
 from appliance.wording.problem_text import NUMBER, is_header, part_number
 
 
@@ -134,7 +134,7 @@ def plan_reading(quads: list[np.ndarray], size: tuple[int, int],
                  params: CentreFirstParams = CentreFirstParams()) -> ReadingPlan:
     """The bands to read ``quads`` (upright photo pixels) in, and the page's gutters."""
     boxes = [TextBox("", 1.0, q) for q in quads]
-    skew = measure_skew(quads, size)
+    skew = measure_skew([q for q, across in zip(quads, printed_across(quads)) if not across], size)
     levelled = level(boxes, skew, size, LayoutParams())
     height = float(size[1])
     unit = statistics.median(b.height for b in levelled) if levelled else 1.0

@@ -89,10 +89,10 @@ def measure_skew(quads: list[np.ndarray], size: tuple[int, int], min_degrees: fl
     are fewer than ``min_lines`` long lines, when the slope stays under ``min_degrees``
     across the photo (nothing to gain) or passes ``max_degrees`` (not a slanted page: the
     page turn is decided before this). A phone held askew turns a page by 15–20°, more at
-    one end of the photo in perspective; up to 35° the lines' boxes still tell the slope."""
+    one end of the photo in perspective; up to 35° the lines' boxes still tell the slope.
+    ``quads``: the page's lines, those :func:`printed_across` it left out."""
     centre = (size[0] / 2, size[1] / 2)
-    lines = [line_slope(q) for q, across in zip(quads, printed_across(quads)) if not across]
-    lines = [line for line in lines if line is not None]
+    lines = [line for line in map(line_slope, quads) if line is not None]
     if len(lines) < min_lines:
         return Skew(0.0, centre)
     y, slopes, weights = (np.array(v, float) for v in zip(*lines))
