@@ -1198,9 +1198,14 @@ _MARKS_AFTER_NUMBER = re.compile(r"^\s*(?:[\[［]\s*\d{1,2}\s*[\]］](?=\s|[\u4e
 _LEADING_CLOSER = re.compile(rf"^\s*(?:[\]】」）)〕］]+\s*(?=\S)|[A-Za-z][)）]\s*(?=(?i:{_SCORE_NOTE})))")
 
 
+# A teacher's score written in the margin before the problem's number (「12 ⑮计算…」, its ring
+# lost: "12 15计算…"): a number alone, then a number glued to the words or with its mark.
+_SCORE_BEFORE_NUMBER = re.compile(r"^\s*\d{1,3}\s+(?=\d{1,2}(?:[.．、)）]\s*[^\d\s]|[\u4e00-\u9fff]))")
+
+
 def strip_number(text: str) -> str:
     """The problem without its leading number and its score note (before or after it)."""
-    text = _LEADING_CLOSER.sub("", text)
+    text = _LEADING_CLOSER.sub("", _SCORE_BEFORE_NUMBER.sub("", text))
     prefix = number_prefix(text)
     rest = _LEADING_CLOSER.sub("", _ANSWER_AFTER.sub("", text[len(prefix):]))  # 「[11)] Find…」 「22.」一个…」
     while (score := SCORE.match(rest)):

@@ -66,6 +66,19 @@ def test_a_circled_number_over_ten_read_as_two_digits_is_the_problem_number(line
 
 
 @pytest.mark.parametrize("line, rest", [
+    ("12 15计算CO₂的相对分子质量。", "计算CO₂的相对分子质量。"), ("8 3. 解方程：2x + 3 = 11", "解方程：2x + 3 = 11"),
+    ("10 7) Solve 2x = 8.", "Solve 2x = 8.")])
+def test_a_teachers_score_written_before_the_problems_number_goes_with_it(line, rest):
+    # the score in red in the margin (「12」) beside a ringed number whose ring was lost (「⑮」 read "15")
+    assert strip_number(line) == rest
+
+
+@pytest.mark.parametrize("line", ["1 3 5 7 ___ 找规律填数", "2 3x + 1 = 7", "100 200 300 的和是多少？", "3 4 5 是直角三角形的三边吗？"])
+def test_numbers_that_open_the_problems_words_stay(line):
+    assert strip_number(line) == line
+
+
+@pytest.mark.parametrize("line, rest", [
     ("22. What is 3.5 + 2?", "What is 3.5 + 2?"), ("6。水面下 2 m 深处", "水面下 2 m 深处"), ("（3）求 x", "求 x"), ("第3题 求 x", "求 x"),
     ("1.（5分）解方程", "解方程"), ("Q3. Solve", "Solve"), ("①已知", "已知"), ("3.14 是什么", "3.14 是什么"),
     ("100 g 盐", "100 g 盐"), ("(-3)² - 2", "(-3)² - 2"),
