@@ -152,13 +152,14 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     boxes = [part for box in boxes for part in parted_at_margin(box, boxes, size, unit, params)]
     figures_spoken_of = any(speaks_of_figure(b.text) for b in boxes)
     at_side = {id(b) for b in boxes if other_column_at_side(b, boxes, size, unit, params)}
-    framed = [b for b in boxes if id(b) not in at_side]  # a figure's row ends where another column's remnant starts
+    framed = [b for b in boxes if id(b) not in at_side]  # a row ends where another column's remnant starts
     in_margin = margin_letters(boxes, unit, params)
     on_chat = any(is_chat_line(b.text) for b in boxes)  # a character alone at the side: a sender's avatar
     print_boxes = [b for b in boxes if not is_scribble(b.text) and not is_cell_writing(b.text) and not isolated_mark(b, boxes, unit, params)
                    and not margin_note(b, boxes, unit, params) and id(b) not in in_margin
                    and (on_chat or not margin_character(b, boxes, unit, params))
-                   and not trailing_stray(b, boxes, unit, params) and not another_columns_number(b, boxes, params)
+                   and not trailing_stray(b, boxes if id(b) in at_side else framed, unit, params)
+                   and not another_columns_number(b, boxes, params)
                    and not written_after_the_end(b, boxes, size, params)
                    and not answer_after_the_end(b, boxes, unit, params)
                    and (figures_spoken_of or not figure_beside(b, boxes if id(b) in at_side else framed, unit, params))]

@@ -1193,6 +1193,11 @@ FRAMED_PAGES = {
     "tall_answer_close_after_the_full_stop": ([("Q14. Translate into Chinese: Practice makes perfect.", 282, 421, 688, 60),
                                                ("练习", 1001, 414, 119, 79)],
                                               "Translate into Chinese: Practice makes perfect."),
+    # ...as is a circled score, though the next column's remnant at the frame's side ends the row
+    "tall_score_close_after_a_formula_before_the_next_columns_remnant": (
+        [("Q1 解方程组：x + y = 10，x - y = 4", 206, 392, 606, 56), ("Q2 解方程: 2x+3=13", 213, 480, 422, 56),
+         ("+3", 653, 472, 102, 76), ("约", 1250, 490, 30, 48), ("Q3 An object with a mass of 2 kg", 213, 600, 570, 56)],
+        "解方程: 2x+3=13"),
     # two columns: the right column's last line, level with the left problem's question
     # mark, is the framed problem's end, no answer written after that question
     "next_columns_last_line_beside_a_question": ([("1. 地球的公转方向是怎样的?", 40, 370, 400, 50),
