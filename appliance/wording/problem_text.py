@@ -1217,7 +1217,7 @@ def strip_number(text: str) -> str:
     after_end = _SCORE_AFTER_END.search(rest)
     if after_end and not reads_as_question(rest[after_end.end():]):
         rest = rest[:after_end.start()]  # what follows is written or drawn after the problem
-    return without_score_at_end(rest).lstrip(" :：.．、")
+    return without_score_at_end(rest).lstrip(" :：.．、，,")  # 「Question 1，…」: the dot read as a comma
 
 
 # A score note set at the end of a full row, inside the sentence that goes on below it:

@@ -73,6 +73,11 @@ def test_a_teachers_score_written_before_the_problems_number_goes_with_it(line, 
     assert strip_number(line) == rest
 
 
+def test_a_numbers_dot_read_as_a_comma_goes_with_it():
+    assert strip_number("Question 1，西汉建立于哪一年？") == "西汉建立于哪一年？"
+    assert strip_number("3, 5, 7, ___ 找规律填数") == "3, 5, 7, ___ 找规律填数"
+
+
 @pytest.mark.parametrize("line", ["1 3 5 7 ___ 找规律填数", "2 3x + 1 = 7", "100 200 300 的和是多少？", "3 4 5 是直角三角形的三边吗？"])
 def test_numbers_that_open_the_problems_words_stay(line):
     assert strip_number(line) == line
