@@ -29,7 +29,7 @@ import numpy as np
 
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
-from appliance.wording.problem_text import (BLANK, NUMBER, axis_figures, is_chat_line, starts_sentence, is_answer_bracket, is_chinese_character, turns_to_chinese_question, ends_with_options_bracket, without_answer_bracket, PART, SCORE, TOP_LEVEL, says_something, finishes, mended_label, goes_on_below, without_score_at_end, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, bracketed_number, brackets_number_problems, ends_formula,
+from appliance.wording.problem_text import (BLANK, NUMBER, axis_figures, is_chat_line, starts_sentence, is_answer_bracket, is_chinese_character, turns_to_chinese_question, ends_with_options_bracket, without_answer_bracket, PART, SCORE, TOP_LEVEL, says_something, finishes, mended_label, goes_on_below, without_score_at_end, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, is_figure_row, bracketed_number, brackets_number_problems, ends_formula,
                                             ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, ends_with_note, is_options_bracket, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
@@ -263,14 +263,8 @@ def split_off_figure(block: Block) -> list[Block]:
 
 
 def reads_as_figure(row: Row) -> bool:
-    """A row of a figure's labels or a table's cells (two or more short pieces set apart, not
-    answer options), an axis's figures or a drawing's letters read as one piece ("2 3 4",
-    "-2 -1 0 1", "R S"), or a caption."""
-    if is_caption(row.text):
-        return True
-    if len(row.pieces) <= 1 and reads_as_drawing(row.text):
-        return True
-    return len(row.pieces) >= 2 and all(map(is_label, row.pieces)) and not is_options(row.text)
+    """A row of a figure's labels, a table's cells, an axis or a caption (:func:`is_figure_row`)."""
+    return is_figure_row(row.text, row.pieces)
 
 
 def axis_end(row: Row) -> bool:

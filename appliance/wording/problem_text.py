@@ -572,11 +572,32 @@ _CHOSEN_BRACKET = r"[（(]\s*[A-D]\s*[)）]?"
 # The student's answer in the answer bracket after the question's end, its closing half faint or
 # missing: a chosen option (「…成立的？（C」, "…of \"go\"? (c") or the first figures of a year or
 # number (「…哪一年？(19」).
-_CHOSEN_AFTER_END = re.compile(rf"(?:(?<=[?？。])\s*{_CHOSEN_BRACKET}|(?<=[?？])\s*[（(]\s*(?:[a-d]\s*[)）]?|\d{{1,2}}))\s*$")
+_CHOSEN_AFTER_END = re.compile(rf"(?:(?<=[?？。])\s*{_CHOSEN_BRACKET}|(?<=[?？])\s*[（(]\s*(?:[a-d]\s*[)）]?|\d{{1,2}}))\s*$"
+                               # ...or a value with its unit, in the bracket after the question: "…energy? (40°)", "？(2 m/s²"
+                               r"|(?<=[?？])\s*[（(]\s*-?\d[\d./]*\s*(?:°|[A-Za-z/²³]{1,6})?\s*[)）]?\s*$")
 # A sentence's end or a closing bracket (a score note's 【2分】 too: 「…= 2x + 5【2分】x=2」); not
 # a decimal point (0.5) nor an option's (「B. 3.5」), nor a bracket the formula goes on after
 # (「2(x+1) = 8」).
 _END_NOT_DECIMAL = re.compile(r"[？?。！!]|[）)】](?!\s*[=＝+\-×÷^²³])|(?<!\b[A-D])(?:(?<!\d)\.|\.(?!\d))")
+
+
+# Sums and equations written after the problem's end (its question mark or full stop, and the
+# bracket of givens or options after it), on its row and the rows under it: letters, figures and
+# signs only, no word (「…化学方程式。S=3x2=6 S=6×5=30」, "…？) x²-18x+77=0 2×11=22").
+_END_THEN_BRACKET = re.compile(r"[?？。](?:\s*[（(][^()（）]*[)）])?")
+_SUMS_ONLY = re.compile(r"[\sA-Za-z\d₀-₉²³.,+\-×÷*/^=＝≠<>√()（）]*")
+
+
+def without_sums_after_end(text: str) -> str:
+    """The text without the sums written after its end (:data:`_SUMS_ONLY`; no bracket first:
+    that holds givens, 「？（x = 2）」). Sums hold no question mark or full stop: the last ends it."""
+    at = max(text.rfind("?"), text.rfind("？"), text.rfind("。"))
+    end = _END_THEN_BRACKET.match(text, at) if at >= 0 else None
+    rest = text[end.end():] if end else ""
+    if rest.strip() and rest.lstrip()[:1] not in "（([【" and _SUMS_ONLY.fullmatch(rest) \
+            and re.search(r"[=＝]", rest) and re.search(r"\d", rest) and not re.search(r"[A-Za-z]{3}", rest):
+        return text[:end.end()]
+    return text
 
 
 def without_working(text: str) -> str:
@@ -585,7 +606,7 @@ def without_working(text: str) -> str:
     "…= 0 (10 marks) x2 = 3" as one line), or a bare answer after it; nor a teacher's
     score after a formula (「计算：3/4+1/6 4'」), nor a bracketed number alone after its end
     (:data:`_LABEL_AFTER_END`), nor the answer written in its bracket (:data:`_CHOSEN_AFTER_END`)."""
-    text = _SCORE_MARK_AT_END.sub("", _LABEL_AFTER_END.sub("", _CHOSEN_AFTER_END.sub("", text)))
+    text = _SCORE_MARK_AT_END.sub("", _LABEL_AFTER_END.sub("", _CHOSEN_AFTER_END.sub("", without_sums_after_end(text))))
     text = _SOLVED.sub(r"\1", text)
     end = max((m.start() for m in _END_NOT_DECIMAL.finditer(text)), default=-1)  # 「？0.5mol」: not its point
     rest = text[end + 1:]
@@ -1194,8 +1215,9 @@ _MARKS_AFTER_NUMBER = re.compile(r"^\s*(?:[\[［]\s*\d{1,2}\s*[\]］](?=\s|[\u4e
 
 # A closing bracket before the problem's words: what is left of a number's bracket, or of
 # the line above (a problem never starts by closing a bracket), or of a number under a
-# finger before its score note ("t) (5 points)" for "4) (5 points)").
-_LEADING_CLOSER = re.compile(rf"^\s*(?:[\]】」）)〕］]+\s*(?=\S)|[A-Za-z][)）]\s*(?=(?i:{_SCORE_NOTE})))")
+# finger before its score note ("t) (5 points)" for "4) (5 points)"); nor by asking: a question
+# mark before the number is the student's, in the margin (「?20.秦朝…」).
+_LEADING_CLOSER = re.compile(rf"^\s*(?:[\]】」）)〕］?？]+\s*(?=\S)|[A-Za-z][)）]\s*(?=(?i:{_SCORE_NOTE})))")
 
 
 # A teacher's score written in the margin before the problem's number (「12 ⑮计算…」, its ring
@@ -1380,6 +1402,15 @@ _AXIS_END = re.compile(r"^\s*(?:[↑→]\s*[A-Za-z]|[A-Za-z]?\s*[↑→]|\d{1,2}
 
 def reads_as_drawing(text: str) -> bool:
     return _DRAWING.match(text) is not None
+
+
+def is_figure_row(text: str, pieces: tuple[str, ...]) -> bool:
+    """A row (its text, and its pieces set apart) of a figure's labels or a table's cells (two
+    or more short pieces, not answer options), an axis's figures or a drawing's letters read
+    as one piece ("2 3 4", "-2 -1 0 1", "R S"), or a caption."""
+    if is_caption(text) or (len(pieces) <= 1 and reads_as_drawing(text)):
+        return True
+    return len(pieces) >= 2 and all(map(is_label, pieces)) and not is_options(text)
 
 
 def is_arrow(text: str) -> bool:

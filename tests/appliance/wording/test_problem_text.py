@@ -73,6 +73,12 @@ def test_a_teachers_score_written_before_the_problems_number_goes_with_it(line, 
     assert strip_number(line) == rest
 
 
+@pytest.mark.parametrize("line, rest", [("?20.秦朝灭亡于哪一年？", "秦朝灭亡于哪一年？"), ("？8.常温下纯水的 pH 是多少？", "常温下纯水的 pH 是多少？"),
+                                        ("?③(2分)一个正方体的棱长是 4 厘米", "一个正方体的棱长是 4 厘米")])
+def test_a_question_mark_written_in_the_margin_before_the_number_goes_with_it(line, rest):
+    assert strip_number(line) == rest
+
+
 def test_a_numbers_dot_read_as_a_comma_goes_with_it():
     assert strip_number("Question 1，西汉建立于哪一年？") == "西汉建立于哪一年？"
     assert strip_number("3, 5, 7, ___ 找规律填数") == "3, 5, 7, ___ 找规律填数"
@@ -289,6 +295,28 @@ def test_a_score_the_teacher_wrote_before_the_number_is_a_mark(line, rest):
                                         ("4、(3分)已知集合A = {1,2,3}，B =", "4、(3分)已知集合A = {1,2,3}，B =")])
 def test_working_after_the_end_is_cut_off_and_nothing_else(text, kept):
     assert without_working(text) == kept
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("写出碳在氧气中充分燃烧的化学方程式。S=3x2=6 S=6×5=30", "写出碳在氧气中充分燃烧的化学方程式。"),
+    ("“床前明月光，疑是地上霜”的下一句是什么？) x²-18x+77=0 2×11=22", "“床前明月光，疑是地上霜”的下一句是什么？"),
+    ("已知函数f(x)=2x²-3x+1，求f(2)的值。x²-17x+60=0 a7.", "已知函数f(x)=2x²-3x+1，求f(2)的值。"),
+    ("水产生的压强是多少？（g 取10 N/kg) S=2×10=20 9×6=54", "水产生的压强是多少？（g 取10 N/kg)"),
+    ("它的海拔是多少？y=3x+8", "它的海拔是多少？"),
+    ("What is the slope of the line? (0.5)", "What is the slope of the line?"),
+    ("What is its kinetic energy? (40°)", "What is its kinetic energy?"), ("求它的加速度大小？(2 m/s²", "求它的加速度大小？")])
+def test_sums_and_answers_written_after_the_problems_end_are_cut_off(text, kept):
+    # a student's working on the row after the question and on the rows under it, and the
+    # value written in the answer bracket
+    assert without_working(text) == kept
+
+
+@pytest.mark.parametrize("text", [
+    "How many moles of water are there in 36 g of water? (H = 1, O = 16)", "它的周长是多少厘米？（π 取 3.14）",
+    "求代数式的值？(x = 2)", "Solve the equation. 2x + 3 = 11", "计算：3/4 + 1/6 = ?", "计算：sin 60° + cos 30°(1/2)",
+    "一名同学的质量是 50 kg，他受到的重力是多少？（g = 10 N/kg）", "求 a 的值。a + 3 = 5，且 b = 2a，求 b。"])
+def test_givens_and_formulas_of_the_problem_stay(text):
+    assert without_working(text) == text
 
 
 @pytest.mark.parametrize("text, kept", [("《出师表》的作者是谁?【】", "《出师表》的作者是谁?"), ("是多少？[ ]", "是多少？"),
