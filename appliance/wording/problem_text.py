@@ -78,9 +78,11 @@ _LETTER_PART = r"(?:[√✓✔]\s*)?(?:[（(]\s*[a-h]\s*[)）]|[a-h]\s*[)）])[.
 # The leading spaces are taken at once (possessive): no label starts with a space, and a
 # lookahead in a label (a score note after it) would otherwise scan a long run of spaces
 # again from each of its starts.
-NUMBER = re.compile(rf"^\s*+(?:{_DOTTED}|{_BARE}|{_LOST_DIGITS}|{_BRACKETED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN}"
+# A question mark the student wrote in the margin before a dotted number or a Q (「?16. Fill…」).
+_ASKED = r"(?:[?？]\s*(?=\d{1,2}[.．、]\D|Q\d))?"
+NUMBER = re.compile(rf"^\s*+{_ASKED}(?:{_DOTTED}|{_BARE}|{_LOST_DIGITS}|{_BRACKETED}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN}"
                     rf"|{_LABEL_BEFORE_NOTE}|{_CUT_LATIN}|{_LETTER_PART})")
-TOP_LEVEL = re.compile(rf"^\s*+(?:{_DOTTED}|{_BARE}|{_LOST_DIGITS}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN}"
+TOP_LEVEL = re.compile(rf"^\s*+{_ASKED}(?:{_DOTTED}|{_BARE}|{_LOST_DIGITS}|{_CIRCLED}|{_NTH}|{_EXAMPLE}|(?i:{_LATIN}){_AFTER_LATIN}"
                        rf"|{_LABEL_BEFORE_NOTE}|{_CUT_LATIN})")
 SUB_LEVEL = re.compile(rf"^\s*+{_BRACKETED}")
 PART = re.compile(rf"^\s*+(?:{_BRACKETED}|{_LETTER_PART})")
@@ -586,15 +588,17 @@ _END_NOT_DECIMAL = re.compile(r"[？?。！!]|[）)】](?!\s*[=＝+\-×÷^²³])
 # signs only, no word (「…化学方程式。S=3x2=6 S=6×5=30」, "…？) x²-18x+77=0 2×11=22").
 _END_THEN_BRACKET = re.compile(r"[?？。](?:\s*[（(][^()（）]*[)）])?")
 _SUMS_ONLY = re.compile(r"[\sA-Za-z\d₀-₉²³.,+\-×÷*/^=＝≠<>√()（）]*")
+_WORKED = re.compile(r"[\d²³)]\s*[+\-×÷*/xX]\s*\d|[A-Za-z]\s*[+\-]\s*\d")  # worked, not given: 「（2x5=10」
 
 
 def without_sums_after_end(text: str) -> str:
-    """The text without the sums written after its end (:data:`_SUMS_ONLY`; no bracket first:
-    that holds givens, 「？（x = 2）」). Sums hold no question mark or full stop: the last ends it."""
+    """The text without the sums written after its end (:data:`_SUMS_ONLY`; in a bracket only
+    when worked: a bracket holds givens, 「？（x = 2）」). Sums hold no question mark or full
+    stop: the last ends the problem."""
     at = max(text.rfind("?"), text.rfind("？"), text.rfind("。"))
     end = _END_THEN_BRACKET.match(text, at) if at >= 0 else None
     rest = text[end.end():] if end else ""
-    if rest.strip() and rest.lstrip()[:1] not in "（([【" and _SUMS_ONLY.fullmatch(rest) \
+    if rest.strip() and (rest.lstrip()[:1] not in "（([【" or _WORKED.search(rest)) and _SUMS_ONLY.fullmatch(rest) \
             and re.search(r"[=＝]", rest) and re.search(r"\d", rest) and not re.search(r"[A-Za-z]{3}", rest):
         return text[:end.end()]
     return text

@@ -901,3 +901,13 @@ def test_a_chats_avatar_is_not_taken_for_the_margin():
     assert margin_character(avatar, boxes + [avatar], 60, BlockParams())  # alone, it would be
     texts = [b.text for b in find_blocks(boxes + [avatar], SIZE)]
     assert any(t.startswith("浩") for t in texts)
+
+
+def test_a_question_mark_written_before_a_number_does_not_hide_it():
+    rows = [("15. Fill in the blank with \"a\" or \"an\": ____ apple", 700),
+            ("?16. Fill in the blank with \"since\" or \"for\": I", 760), ("have lived here ____ 2010.", 400),
+            ("17. 写出名词 child 的复数形式。", 500)]
+    texts = [b.text for b in find_blocks(column(rows, 400), SIZE)]
+    assert "?16. Fill in the blank with \"since\" or \"for\": I have lived here ____ 2010." in texts
+    rows = [("Q23 Fill in the blank with \"a\" or \"an\": ____", 700), ("? Q24 What is the opposite of \"expensive\"?", 760)]
+    assert "? Q24 What is the opposite of \"expensive\"?" in [b.text for b in find_blocks(column(rows, 400), SIZE)]

@@ -304,7 +304,9 @@ def test_working_after_the_end_is_cut_off_and_nothing_else(text, kept):
     ("水产生的压强是多少？（g 取10 N/kg) S=2×10=20 9×6=54", "水产生的压强是多少？（g 取10 N/kg)"),
     ("它的海拔是多少？y=3x+8", "它的海拔是多少？"),
     ("What is the slope of the line? (0.5)", "What is the slope of the line?"),
-    ("What is its kinetic energy? (40°)", "What is its kinetic energy?"), ("求它的加速度大小？(2 m/s²", "求它的加速度大小？")])
+    ("What is its kinetic energy? (40°)", "What is its kinetic energy?"), ("求它的加速度大小？(2 m/s²", "求它的加速度大小？"),
+    ("地球自转的方向是怎样的？（2x5=10", "地球自转的方向是怎样的？"), ("What is the past participle of \"go\"? (x²-7x+10=0",
+                                                          "What is the past participle of \"go\"?")])
 def test_sums_and_answers_written_after_the_problems_end_are_cut_off(text, kept):
     # a student's working on the row after the question and on the rows under it, and the
     # value written in the answer bracket
@@ -313,7 +315,7 @@ def test_sums_and_answers_written_after_the_problems_end_are_cut_off(text, kept)
 
 @pytest.mark.parametrize("text", [
     "How many moles of water are there in 36 g of water? (H = 1, O = 16)", "它的周长是多少厘米？（π 取 3.14）",
-    "求代数式的值？(x = 2)", "Solve the equation. 2x + 3 = 11", "计算：3/4 + 1/6 = ?", "计算：sin 60° + cos 30°(1/2)",
+    "求代数式的值？(x = 2)", "求代数式的值？(a = -1, b = 2)", "求物体的加速度？(g = 10 N/kg)", "Solve the equation. 2x + 3 = 11", "计算：3/4 + 1/6 = ?", "计算：sin 60° + cos 30°(1/2)",
     "一名同学的质量是 50 kg，他受到的重力是多少？（g = 10 N/kg）", "求 a 的值。a + 3 = 5，且 b = 2a，求 b。"])
 def test_givens_and_formulas_of_the_problem_stay(text):
     assert without_working(text) == text
