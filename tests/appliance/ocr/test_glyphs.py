@@ -447,3 +447,12 @@ def test_a_blank_before_a_rows_first_box_whose_end_by_the_box_is_lighter_is_foun
     page[185:188, 140:200] = 30
     page[185:188, 200:258] = 190
     assert beside(page, quads, ["I have lived here", "2010."])[1] == "____ 2010."
+
+
+def test_a_blank_at_a_rows_end_drawn_a_little_aslant_is_found():
+    # 「"a" or "an": ___」 ⏎ "apple": the line starts by the box's end a row lower than it goes on
+    page, quads = page_with_boxes()
+    row_end = [quads[0], quads[2]]
+    page[136:139, 306:350] = 30
+    page[135:138, 350:420] = 30
+    assert beside(page, row_end, ['"a" or "an":', "apple"]) == ['"a" or "an": ____', "apple"]
