@@ -931,8 +931,10 @@ def breaks_off(line: str) -> bool:
 
 
 # An instruction and its formula, with nothing after the formula's last term: 「计算：3/4 + 1/6」
-# "Solve: 2x + 3 = 11", 「解方程：x² - 5x + 4 = 0」.
-_INSTRUCTION_AND_FORMULA = re.compile(r"^[^:：]{1,12}[:：](?=[^:：，,。]*[=+\-×÷*/<>≤≥])[^:：，,。]*[0-9A-Za-z²³)）°]$")
+# "Solve: 2x + 3 = 11", 「解方程：x² - 5x + 4 = 0」, a system's equations after commas too
+# (「解方程组：x + y = 10，x - y = 2」).
+_INSTRUCTION_AND_FORMULA = re.compile(r"^[^:：]{1,12}[:：](?=[^:：，,。]*[=+\-×÷*/<>≤≥])[^:：，,。]*"
+                                      r"(?:[，,](?=[^:：，,。]*[=<>≤≥])[^:：，,。]*)*[0-9A-Za-z²³)）°]$")
 
 
 def ends_formula(line: str) -> bool:

@@ -431,6 +431,8 @@ def test_words_before_a_bracket_are_no_problem_label(line):
     ("计算：3/4 + 1/6", True), ("解方程：x² - 5x + 4 = 0", True), ("Solve: 2x + 3 = 11", True),
     ("计算: sin 60° + cos 30°", True), ("解方程组：x + y = 10，", False), ("计算：3/4 + 1/6 的值", False),
     ("Find x: 2x + 3 =", False), ("Answer: 5", False), ("已知集合 A = {1, 2, 3}，B = {2,", False),
+    ("解方程组：x + y = 10，x - y = 2", True), ("Solve: x + y = 10, x - y = 4", True), ("已知：a + b = 2，求 b", False),
+    ("计算：3，5", False), ("解方程组：x + y = 10，x - y", False),
 ])
 def test_an_instruction_with_its_formula_is_finished(line, finished):
     assert ends_formula(line) is finished
