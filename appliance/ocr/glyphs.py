@@ -408,7 +408,7 @@ def _blank_in_strip(grey: np.ndarray, letters: np.ndarray, least: int, crops: tu
         found = blank_line(ink, 0, ink.shape[1], least, glyphs, ink if alone else letters)
         if found is None and slant:  # a line at a slant across the gap: a row or two either way
             found = blank_line(_widened(ink), 0, ink.shape[1], least, glyphs, letters)
-        if found is not None and found[1] > within:  # a line a row aslant: its start lies in the rows below
+        if found is not None and found[1] > params.start_within:  # a line a row aslant: its start lies a row lower
             below = ink.copy()
             below[:found[0] + 1] = False
             found = blank_line(below, 0, ink.shape[1], least, glyphs, ink if alone else letters) or found

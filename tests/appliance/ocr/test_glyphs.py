@@ -456,3 +456,11 @@ def test_a_blank_at_a_rows_end_drawn_a_little_aslant_is_found():
     page[136:139, 306:350] = 30
     page[135:138, 350:420] = 30
     assert beside(page, row_end, ['"a" or "an":', "apple"]) == ['"a" or "an": ____', "apple"]
+
+
+def test_a_blank_before_a_rows_first_box_drawn_a_little_aslant_is_found():
+    # "…I have lived here" ⏎ "___ ten years.": its end by the box a row lower than the rest
+    page, quads = two_rows()
+    page[184:187, 140:226] = 30
+    page[185:188, 226:258] = 30
+    assert beside(page, quads, ["I have lived here", "ten years."])[1] == "____ ten years."
