@@ -591,6 +591,21 @@ _SUMS_ONLY = re.compile(r"[\sA-Za-z\d₀-₉²³.,+\-×÷*/^=＝≠<>√()（）
 _WORKED = re.compile(r"[\d²³)]\s*[+\-×÷*/xX]\s*\d|[A-Za-z]\s*[+\-]\s*\d")  # worked, not given: 「（2x5=10」
 
 
+# The student's answer in brackets right after an instruction's formula, its closing half perhaps
+# lost: a value or a worked sum (「计算：3/4 - 1/6（3）」, 「计算：(-3)² - 2 × (-5)（8x5=40」); not a
+# bracket after an operator, nor one of letters (「化简：3(x + 2)」).
+_BRACKET_AFTER_TERM = re.compile(r"(?<=[\d°²³A-Za-z)）])\s*[（(]([^()（）]*)[)）]?\s*$")
+
+
+def without_answer_after_formula(text: str) -> str:
+    bracket = _BRACKET_AFTER_TERM.search(text)
+    if bracket is None or not ends_formula(text[:bracket.start()]):
+        return text
+    inside = bracket.group(1)
+    written = _BARE_ANSWER.match(inside) or (re.search(r"[=＝]", inside) and _WORKED.search(inside))
+    return text[:bracket.start()] if written else text
+
+
 def without_sums_after_end(text: str) -> str:
     """The text without the sums written after its end (:data:`_SUMS_ONLY`; in a bracket only
     when worked: a bracket holds givens, 「？（x = 2）」). Sums hold no question mark or full
@@ -610,7 +625,8 @@ def without_working(text: str) -> str:
     "…= 0 (10 marks) x2 = 3" as one line), or a bare answer after it; nor a teacher's
     score after a formula (「计算：3/4+1/6 4'」), nor a bracketed number alone after its end
     (:data:`_LABEL_AFTER_END`), nor the answer written in its bracket (:data:`_CHOSEN_AFTER_END`)."""
-    text = _SCORE_MARK_AT_END.sub("", _LABEL_AFTER_END.sub("", _CHOSEN_AFTER_END.sub("", without_sums_after_end(text))))
+    text = without_answer_after_formula(without_sums_after_end(text))
+    text = _SCORE_MARK_AT_END.sub("", _LABEL_AFTER_END.sub("", _CHOSEN_AFTER_END.sub("", text)))
     text = _SOLVED.sub(r"\1", text)
     end = max((m.start() for m in _END_NOT_DECIMAL.finditer(text)), default=-1)  # 「？0.5mol」: not its point
     rest = text[end + 1:]

@@ -313,9 +313,20 @@ def test_sums_and_answers_written_after_the_problems_end_are_cut_off(text, kept)
     assert without_working(text) == kept
 
 
+@pytest.mark.parametrize("text, kept", [("计算:sin 60°+ cos 30°( 1/2 )", "计算:sin 60°+ cos 30°"), ("计算：3/4-1/6（3）", "计算：3/4-1/6"),
+                                        ("计算:(-3)²-2×(-5)（8x5=40 2×3=6", "计算:(-3)²-2×(-5)")])
+def test_an_answer_written_in_brackets_after_an_instructions_formula_is_cut_off(text, kept):
+    assert without_working(text) == kept
+
+
+@pytest.mark.parametrize("text", ["计算：2 × (3)", "解方程：2(x + 1) = 8", "化简：3(x + 2)", "计算：(1/2)", "求值：2(3)"])
+def test_a_bracket_of_the_formula_stays(text):
+    assert without_working(text) == text
+
+
 @pytest.mark.parametrize("text", [
     "How many moles of water are there in 36 g of water? (H = 1, O = 16)", "它的周长是多少厘米？（π 取 3.14）",
-    "求代数式的值？(x = 2)", "求代数式的值？(a = -1, b = 2)", "求物体的加速度？(g = 10 N/kg)", "Solve the equation. 2x + 3 = 11", "计算：3/4 + 1/6 = ?", "计算：sin 60° + cos 30°(1/2)",
+    "求代数式的值？(x = 2)", "求代数式的值？(a = -1, b = 2)", "求物体的加速度？(g = 10 N/kg)", "Solve the equation. 2x + 3 = 11", "计算：3/4 + 1/6 = ?",
     "一名同学的质量是 50 kg，他受到的重力是多少？（g = 10 N/kg）", "求 a 的值。a + 3 = 5，且 b = 2a，求 b。"])
 def test_givens_and_formulas_of_the_problem_stay(text):
     assert without_working(text) == text
