@@ -326,7 +326,7 @@ def test_a_bracket_of_the_formula_stays(text):
 
 @pytest.mark.parametrize("text", [
     "How many moles of water are there in 36 g of water? (H = 1, O = 16)", "它的周长是多少厘米？（π 取 3.14）",
-    "求代数式的值？(x = 2)", "求代数式的值？(a = -1, b = 2)", "求物体的加速度？(g = 10 N/kg)", "Solve the equation. 2x + 3 = 11", "计算：3/4 + 1/6 = ?",
+    "求代数式的值？(x = 2)", "求代数式的值？(a = -1, b = 2)", 'What is the past tense of "go"? (2 marks)', "What is 3 + 4? (1 point)", "求物体的加速度？(g = 10 N/kg)", "Solve the equation. 2x + 3 = 11", "计算：3/4 + 1/6 = ?",
     "一名同学的质量是 50 kg，他受到的重力是多少？（g = 10 N/kg）", "求 a 的值。a + 3 = 5，且 b = 2a，求 b。"])
 def test_givens_and_formulas_of_the_problem_stay(text):
     assert without_working(text) == text
