@@ -598,6 +598,7 @@ _BRACKET_AFTER_TERM = re.compile(r"(?<=[\d°²³A-Za-z)）])\s*[（(]([^()（）
 
 
 def without_answer_after_formula(text: str) -> str:
+    """The text without the answer written in brackets after its formula (:data:`_BRACKET_AFTER_TERM`)."""
     bracket = _BRACKET_AFTER_TERM.search(text)
     if bracket is None or not ends_formula(text[:bracket.start()]):
         return text
@@ -624,7 +625,9 @@ def without_working(text: str) -> str:
     or closing bracket (the detector read 「…kinetic energy? E_k = 1/2mv² =」 or
     "…= 0 (10 marks) x2 = 3" as one line), or a bare answer after it; nor a teacher's
     score after a formula (「计算：3/4+1/6 4'」), nor a bracketed number alone after its end
-    (:data:`_LABEL_AFTER_END`), nor the answer written in its bracket (:data:`_CHOSEN_AFTER_END`)."""
+    (:data:`_LABEL_AFTER_END`), nor the answer written in its bracket (:data:`_CHOSEN_AFTER_END`),
+    nor sums written after its end (:func:`without_sums_after_end`) or an answer in brackets
+    after an instruction's formula (:func:`without_answer_after_formula`)."""
     text = without_answer_after_formula(without_sums_after_end(text))
     text = _SCORE_MARK_AT_END.sub("", _LABEL_AFTER_END.sub("", _CHOSEN_AFTER_END.sub("", text)))
     text = _SOLVED.sub(r"\1", text)
