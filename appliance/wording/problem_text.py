@@ -587,7 +587,6 @@ _END_NOT_DECIMAL = re.compile(r"[？?。！!]|[）)】](?!\s*[=＝+\-×÷^²³])
 # bracket of givens or options after it), on its row and the rows under it: letters, figures and
 # signs only, no word (「…化学方程式。S=3x2=6 S=6×5=30」, "…？) x²-18x+77=0 2×11=22").
 _END_THEN_BRACKET = re.compile(r"[?？。](?:\s*[（(][^()（）]*[)）])?")
-_SUMS_ONLY = re.compile(r"[\sA-Za-z\d₀-₉²³.,+\-×÷*/^=＝≠<>√()（）]*")
 _WORKED = re.compile(r"[\d²³)]\s*[+\-×÷*/xX]\s*\d|[A-Za-z]\s*[+\-]\s*\d")  # worked, not given: 「（2x5=10」
 
 
@@ -608,14 +607,15 @@ def without_answer_after_formula(text: str) -> str:
 
 
 def without_sums_after_end(text: str) -> str:
-    """The text without the sums written after its end (:data:`_SUMS_ONLY`; in a bracket only
+    """The text without the sums written after its end (:func:`is_formula_alone`, with an equals
+    sign and a figure; in a bracket only
     when worked: a bracket holds givens, 「？（x = 2）」). Sums hold no question mark or full
     stop: the last ends the problem."""
     at = max(text.rfind("?"), text.rfind("？"), text.rfind("。"))
     end = _END_THEN_BRACKET.match(text, at) if at >= 0 else None
     rest = text[end.end():] if end else ""
-    if rest.strip() and (rest.lstrip()[:1] not in "（([【" or _WORKED.search(rest)) and _SUMS_ONLY.fullmatch(rest) \
-            and re.search(r"[=＝]", rest) and re.search(r"\d", rest) and not re.search(r"[A-Za-z]{3}", rest):
+    if rest.strip() and (rest.lstrip()[:1] not in "（([【" or _WORKED.search(rest)) and is_formula_alone(rest) \
+            and re.search(r"[=＝]", rest) and re.search(r"\d", rest):
         return text[:end.end()]
     return text
 
@@ -860,7 +860,7 @@ def starts_part(line: str) -> bool:
 
 # A part that is a formula alone ("(2) x/2 + 8 = 7" under 「解下列方程：」): digits, letters
 # standing alone or in twos ("sin" and "log" in threes), operators and brackets.
-_FORMULA_ALONE = re.compile(r"^(?:[\s\d.+\-−×÷*/=<>≤≥≠()（）\[\]{}²³√π^,，:：]|(?<![A-Za-z])(?:[A-Za-z]{1,2}|sin|cos|tan|log)(?![A-Za-z]))+$")
+_FORMULA_ALONE = re.compile(r"^(?:[\s\d₀-₉.+\-−×÷*/=＝<>≤≥≠()（）\[\]{}²³√π^,，:：]|(?<![A-Za-z])(?:[A-Za-z]{1,2}|sin|cos|tan|log)(?![A-Za-z]))+$")
 
 
 def is_formula_alone(text: str) -> bool:
