@@ -153,16 +153,19 @@ def find_blocks(boxes: list[TextBox], size: tuple[int, int], params: BlockParams
     figures_spoken_of = any(speaks_of_figure(b.text) for b in boxes)
     at_side = {id(b) for b in boxes if other_column_at_side(b, boxes, size, unit, params)}
     framed = [b for b in boxes if id(b) not in at_side]  # a row ends where another column's remnant starts
+
+    def neighbours(box: TextBox) -> list[TextBox]:  # a remnant at the side is seen among every line
+        return boxes if id(box) in at_side else framed
     in_margin = margin_letters(boxes, unit, params)
     on_chat = any(is_chat_line(b.text) for b in boxes)  # a character alone at the side: a sender's avatar
     print_boxes = [b for b in boxes if not is_scribble(b.text) and not is_cell_writing(b.text) and not isolated_mark(b, boxes, unit, params)
                    and not margin_note(b, boxes, unit, params) and id(b) not in in_margin
                    and (on_chat or not margin_character(b, boxes, unit, params))
-                   and not trailing_stray(b, boxes if id(b) in at_side else framed, unit, params)
+                   and not trailing_stray(b, neighbours(b), unit, params)
                    and not another_columns_number(b, boxes, params)
                    and not written_after_the_end(b, boxes, size, params)
                    and not answer_after_the_end(b, boxes, unit, params)
-                   and (figures_spoken_of or not figure_beside(b, boxes if id(b) in at_side else framed, unit, params))]
+                   and (figures_spoken_of or not figure_beside(b, neighbours(b), unit, params))]
     # another column's lines at the frame's side are left out of the problems, not of the
     # page's columns: its gutter is found with them
     text_boxes = [b for b in print_boxes if id(b) not in at_side]
