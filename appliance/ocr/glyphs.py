@@ -39,7 +39,7 @@ class GlyphParams:
     latin_share: float = 1.0  # ...or this share between two Latin words ("Heto" for "He ___ to")
     raised: float = 0.55  # a superscript's ink ends above this share of the letters' height (from the top)
     lowered: float = 0.45  # a subscript's ink starts below this share
-    full_stop: float = 0.7  # after a subscript, a lowered ring at most this share of its height is a full stop
+    full_stop: float = 0.8  # after a subscript, a lowered ring at most this share of its height is a full stop
 
 
 def refine(reading: Reading, crop: np.ndarray, params: GlyphParams = GlyphParams()) -> Reading:
@@ -97,7 +97,7 @@ def scripts(text: str, spans: list[tuple[int, int]], ink: np.ndarray, params: Gl
     height = max(1.0, bottom - top)
     out = list(text)
     for i, ch in enumerate(text):
-        if i and ch in "0oO" and out[i - 1] in _LOWERED \
+        if i and ch in "0oO" and out[i - 1] in _LOWERED and _ends_term(text, i) \
                 and _full_stop(ink_rows(ink, spans[i]), ink_rows(ink, spans[i - 1]), top, height, params):
             out[i] = "。" if any(is_cjk(c) for c in text) else "."
             continue
@@ -116,6 +116,12 @@ def scripts(text: str, spans: list[tuple[int, int]], ink: np.ndarray, params: Gl
 
 
 _LOWERED = frozenset("₀₁₂₃₄₅₆₇₈₉")
+
+
+def _ends_term(text: str, i: int) -> bool:
+    """No letter or digit follows the character at ``i``: a full stop ends the term before it
+    (「求a₁₀。」); a ring with a figure after it is one of the term's digits."""
+    return i + 1 == len(text) or not (text[i + 1].isascii() and text[i + 1].isalnum())
 
 
 def _full_stop(rows: tuple[int, int] | None, digit: tuple[int, int] | None, top: float, height: float,

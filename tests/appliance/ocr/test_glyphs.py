@@ -54,7 +54,17 @@ def test_digits_lowered_on_from_a_subscript_are_subscripts_and_a_small_ring_afte
     reading = Reading("求a100", 0.9, (step(24), step(56), step(81), step(103), step(124)))
     assert refine(reading, _a_ten_and_after((36, 44))).text == "求a₁₀。"  # the ring: 8 rows of the digits' 20
     assert refine(reading, _a_ten_and_after((26, 46))).text == "求a₁₀₀"  # as tall as they are: a digit
+    assert refine(reading, _a_ten_and_after((31, 46))).text == "求a₁₀。"  # about 3/4 of them: a ring still
+    assert refine(reading, _a_ten_and_after((28, 46))).text == "求a₁₀₀"  # 9/10 of them: a digit
     assert refine(replace(reading, text="求a10o"), _a_ten_and_after((36, 44))).text == "求a₁₀。"
+
+
+def test_a_ring_with_a_figure_after_it_is_a_digit_of_the_term_whatever_its_size():
+    image = _a_ten_and_after((36, 44))  # a full stop after the 0...
+    image[26:46, 98:108] = 240
+    ink(image, (31, 46), (98, 108))  # ...and the 0 itself shorter than the 1
+    reading = Reading("求a10o", 0.9, (step(24), step(56), step(81), step(103), step(124)))
+    assert refine(reading, image).text == "求a₁₀。"
 
 
 def test_a_digit_between_two_chinese_characters_is_no_script():
