@@ -575,8 +575,9 @@ _CHOSEN_BRACKET = r"[（(]\s*[A-D]\s*[)）]?"
 # missing: a chosen option (「…成立的？（C」, "…of \"go\"? (c") or the first figures of a year or
 # number (「…哪一年？(19」).
 _CHOSEN_AFTER_END = re.compile(rf"(?:(?<=[?？。])\s*{_CHOSEN_BRACKET}|(?<=[?？])\s*[（(]\s*(?:[a-d]\s*[)）]?|\d{{1,2}}))\s*$"
-                               # ...or a value with its unit, in the bracket after the question: "…energy? (40°)", "？(2 m/s²"
-                               r"|(?<=[?？])\s*[（(]\s*-?\d[\d./]*\s*(?:°|(?!(?i:marks?|points?|pts?)\b)[A-Za-z/²³]{1,6})?\s*[)）]?\s*$")
+                               # ...or a value with its unit, in the bracket after the question (or a
+                               # full stop after a word): "…energy? (40°)", "？(2 m/s²", "…(3, 6).（0.5）"
+                               r"|(?:(?<=[?？])|(?<=[^\d\s.]\.))\s*[（(]\s*-?\d[\d./]*\s*(?:°|(?!(?i:marks?|points?|pts?)\b)[A-Za-z/²³]{1,6})?\s*[)）]?\s*$")
 # A sentence's end or a closing bracket (a score note's 【2分】 too: 「…= 2x + 5【2分】x=2」); not
 # a decimal point (0.5) nor an option's (「B. 3.5」), nor a bracket the formula goes on after
 # (「2(x+1) = 8」).
@@ -588,6 +589,15 @@ _END_NOT_DECIMAL = re.compile(r"[？?。！!]|[）)】](?!\s*[=＝+\-×÷^²³])
 # signs only, no word (「…化学方程式。S=3x2=6 S=6×5=30」, "…？) x²-18x+77=0 2×11=22").
 _END_THEN_BRACKET = re.compile(r"[?？。](?:\s*[（(][^()（）]*[)）])?")
 _WORKED = re.compile(r"[\d²³)]\s*[+\-×÷*/xX]\s*\d|[A-Za-z]\s*[+\-]\s*\d")  # worked, not given: 「（2x5=10」
+# An unknown's value without a unit, alone in the bracket or before more sums: 「？（x=4）」, 「？（x=12 5x=10」.
+_UNKNOWN_VALUE = re.compile(r"\s*[（(]\s*([a-z])\s*[=＝]\s*-?\d[\d./]*\s*(?:[)）]?\s*$|\s\S*[=＝])")
+
+
+def _answers_unknown(rest: str, problem: str) -> bool:
+    """``rest`` opens with a bracket giving a letter's value (:data:`_UNKNOWN_VALUE`) that the
+    ``problem`` never names: the student's answer, not a given ("…3x + 1 的值？(x = 2)" names x)."""
+    value = _UNKNOWN_VALUE.match(rest)
+    return value is not None and re.search(rf"(?<![A-Za-z]){value[1]}(?![A-Za-z])", problem) is None
 
 
 # The student's answer in brackets right after an instruction's formula, its closing half perhaps
@@ -608,12 +618,14 @@ def without_answer_after_formula(text: str) -> str:
 
 def without_sums_after_end(text: str) -> str:
     """The text without the sums written after its end (:func:`is_formula_alone`, with an equals
-    sign and a figure; in a bracket only
-    when worked: a bracket holds givens, 「？（x = 2）」). Sums hold no question mark or full
-    stop: the last ends the problem."""
+    sign and a figure; in a bracket only when worked or when it gives the value of a letter the
+    problem never names: a bracket holds givens, "…3x + 1 的值？（x = 2）"). Sums hold no
+    question mark or full stop: the last ends the problem."""
     at = max(text.rfind("?"), text.rfind("？"), text.rfind("。"))
     end = _END_THEN_BRACKET.match(text, at) if at >= 0 else None
     rest = text[end.end():] if end else ""
+    if at >= 0 and _answers_unknown(text[at + 1:], text[:at]) and is_formula_alone(text[at + 1:]):
+        return text[:at + 1]
     if rest.strip() and (rest.lstrip()[:1] not in "（([【" or _WORKED.search(rest)) and is_formula_alone(rest) \
             and re.search(r"[=＝]", rest) and re.search(r"\d", rest):
         return text[:end.end()]
@@ -794,7 +806,7 @@ def ringed_number(line: str) -> int:
 
 _HALF_BRACKETED = re.compile(r"^\s*(\d{1,2})\s*[)）]")
 # ...and "(9 (3分)…", whose closing bracket was lost: the opening one is never closed on the line.
-_OPEN_BRACKETED = re.compile(r"^\s*([（(\[【])\s*(\d{1,2})\s+(?=\S)")
+_OPEN_BRACKETED = re.compile(r"^\s*([（(\[【])\s*(\d{1,2})(?:\s+(?=\S)|(?=[\u4e00-\u9fff]))")
 _CLOSING = {"(": ")", "（": "）", "[": "]", "【": "】"}
 
 

@@ -304,7 +304,9 @@ def test_working_after_the_end_is_cut_off_and_nothing_else(text, kept):
     ("水产生的压强是多少？（g 取10 N/kg) S=2×10=20 9×6=54", "水产生的压强是多少？（g 取10 N/kg)"),
     ("它的海拔是多少？y=3x+8", "它的海拔是多少？"),
     ("What is the slope of the line? (0.5)", "What is the slope of the line?"),
-    ("What is its kinetic energy? (40°)", "What is its kinetic energy?"), ("求它的加速度大小？(2 m/s²", "求它的加速度大小？"),
+    ("What is its kinetic energy? (40°)", "What is its kinetic energy?"),
+    ("Find the slope of the line through (1, 2) and (3, 6).（0.5）", "Find the slope of the line through (1, 2) and (3, 6)."),
+    ("一件商品原价200元，现价是多少元?（x=4）", "一件商品原价200元，现价是多少元?"), ("水的凝固点是多少摄氏度？（x=12 5x=10", "水的凝固点是多少摄氏度？"), ("求它的加速度大小？(2 m/s²", "求它的加速度大小？"),
     ("地球自转的方向是怎样的？（2x5=10", "地球自转的方向是怎样的？"), ("What is the past participle of \"go\"? (x²-7x+10=0",
                                                           "What is the past participle of \"go\"?")])
 def test_sums_and_answers_written_after_the_problems_end_are_cut_off(text, kept):
@@ -326,7 +328,7 @@ def test_a_bracket_of_the_formula_stays(text):
 
 @pytest.mark.parametrize("text", [
     "How many moles of water are there in 36 g of water? (H = 1, O = 16)", "它的周长是多少厘米？（π 取 3.14）",
-    "求代数式的值？(x = 2)", "求代数式的值？(a = -1, b = 2)", 'What is the past tense of "go"? (2 marks)', "What is 3 + 4? (1 point)", "求物体的加速度？(g = 10 N/kg)", "Solve the equation. 2x + 3 = 11", "计算：3/4 + 1/6 = ?",
+    "求代数式 3x + 1 的值？(x = 2)", "求代数式的值？(a = -1, b = 2)", "What is the speed in m/s? (t = 2.5 s)", "Round it to 1 d.p. (3.14 is π)", 'What is the past tense of "go"? (2 marks)', "What is 3 + 4? (1 point)", "求物体的加速度？(g = 10 N/kg)", "Solve the equation. 2x + 3 = 11", "计算：3/4 + 1/6 = ?",
     "一名同学的质量是 50 kg，他受到的重力是多少？（g = 10 N/kg）", "求 a 的值。a + 3 = 5，且 b = 2a，求 b。"])
 def test_givens_and_formulas_of_the_problem_stay(text):
     assert without_working(text) == text
@@ -1244,6 +1246,8 @@ def test_a_part_that_is_a_formula_alone_over_a_task_of_its_own(first, below, alo
     ("(9 (3分)因式分解：x² - 9", {2, 3}, "(9 (3分)因式分解：x² - 9"),  # no neighbour on the page
     ("[3 一个直角三角形的两条直角边分别是3和4", {2, 4}, "[3] 一个直角三角形的两条直角边分别是3和4"),
     ("[3 + 4] × 2 = ?", {2, 4}, "[3 + 4] × 2 = ?"),
+    ("(20一个定值电阻两端的电压是6V,", {19, 21}, "(20) 一个定值电阻两端的电压是6V,"),  # no space after it
+    ("(20分)一个定值电阻", {19, 21}, "(20分)一个定值电阻"),  # a score note, closed
 ])
 def test_a_label_that_lost_its_closing_bracket_gets_it_back(line, numbers, closed):
     assert closed_label(line, numbers) == closed
