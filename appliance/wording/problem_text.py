@@ -134,8 +134,9 @@ _PART_KIND = re.compile(rf"^\s*(?i:part|section)\s+[A-Z\d]{{1,3}}\s*[:：.．—
 _BRACKETED_LABEL = re.compile(r"^[【〔\[［]\s*[\u4e00-\u9fff]{2,8}\s*[】〕\]］]$")
 # Where the answer space begins: 「解：」 「答：」 「答案：」 "Answer:" at the start of a line, or right after
 # the problem's last sentence or score note. What follows is the student's writing. A
-# bilingual sheet names it twice: "Answer 答:" 「答 / Answer:」.
-_ANSWER_WORD = r"(?:解|答案?|(?i:answer|solution|ans\.?|workings?))"
+# bilingual sheet names it twice: "Answer 答:" 「答 / Answer:」. The student's correction after
+# marking opens one too: 「订正：」.
+_ANSWER_WORD = r"(?:解|答案?|订正|(?i:answer|solution|ans\.?|workings?))"
 _ANSWER = re.compile(rf"^\s*{_ANSWER_WORD}(?:\s*[/／]?\s*{_ANSWER_WORD})?\s*[:：]")
 _ANSWER_AFTER = re.compile(rf"(?<=[?？。.!！)）】\]])\s*{_ANSWER_WORD}(?:\s*[/／]?\s*{_ANSWER_WORD})?\s*[:：].*$")
 # Words that only headers hold (a sheet's title block, a name/class/date line), also where the

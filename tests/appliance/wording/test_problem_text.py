@@ -884,7 +884,7 @@ def test_a_line_with_a_known_label_keeps_it_to_the_rules_that_know_it():
     assert styled_label("14 What is the sum?", styles) is None  # strip_number knows "14 What"
 
 
-@pytest.mark.parametrize("line", ["答案：", "答案: ____", "Answer: ______", "答：____", "Answer 答:", "答 / Answer： ____", "Working:"])
+@pytest.mark.parametrize("line", ["答案：", "答案: ____", "Answer: ______", "答：____", "Answer 答:", "答 / Answer： ____", "Working:", "订正：x = 4"])
 def test_an_answer_line_opens_the_answer_space(line):
     assert starts_answer(line)
 
@@ -1432,3 +1432,10 @@ def test_a_charts_scale_is_three_or_more_numbers_alone_evenly_stepped(lines, cou
                                           ("二、已知函数 f(x) = 2x² - 3x + 1，求 f(-1) 的值。(共5分)", False)])
 def test_a_sections_heading_whose_note_wraps_before_its_bracket_closes_is_a_header(line, header):
     assert is_header(line) is header
+
+
+def test_a_correction_written_after_the_problems_end_is_left_out():
+    # the student's 「订正：」 after marking opens the answer space, as 「答：」 does
+    assert strip_number("7、写出用过氧化氢溶液制取氧气的化学方程式。订正：ρ=m/v X=4") == "写出用过氧化氢溶液制取氧气的化学方程式。"
+    assert strip_number("Solve the inequality: 3x - 5 > 7. 订正：x > 4") == "Solve the inequality: 3x - 5 > 7."
+    assert strip_number("8. 请订正下列句子中的错别字：我门去公园。") == "请订正下列句子中的错别字：我门去公园。"
