@@ -1324,13 +1324,13 @@ _UNDERSCORE_AFTER_WORD = re.compile(r"(?<=[A-Za-z0-9\u4e00-\u9fff])[_＿](?=\s|$
 _INDEX_O = re.compile(r"(?<=[A-Za-z][\d₀-₉])o(?![A-Za-z])")
 
 
-# A list of relative atomic masses (「H-1，C-12，O-16」): items of an element's symbol (or
+# A list of relative atomic masses (「H-1，C-12，O-16」, "(H = 1, O = 16)"): items of an element's symbol (or
 # a 0 where an O was meant) and its mass; the gaps are bounded, so no run of spaces is
 # tried from every start.
 _LIST_GAP = r"\s{0,2}[,，、;；]?\s{0,2}"
-_MASS_ITEM = r"(?:[A-Z][a-z]?|0)\s?[-:：]\s?\d{1,3}(?:\.\d)?(?!\d)"
+_MASS_ITEM = r"(?:[A-Z][a-z]?|0)\s?[-:：=＝]\s?\d{1,3}(?:\.\d)?(?!\d)"
 _MASS_LIST = re.compile(rf"(?<![\w.]){_MASS_ITEM}(?:{_LIST_GAP}{_MASS_ITEM})+")
-_ZERO_ITEM = re.compile(r"(?:(?<=[\s,，、;；])|^)0(?=\s?[-:：])")
+_ZERO_ITEM = re.compile(r"(?:(?<=[\s,，、;；(（])|^)0(?=\s?[-:：=＝])")
 
 
 def element_symbols(text: str) -> str:

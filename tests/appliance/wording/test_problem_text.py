@@ -405,6 +405,7 @@ def test_an_arrow_is_kept_where_no_problem_number_follows():
     ("(relative atomic masses: 0-16, Na-23)", "(relative atomic masses: O-16, Na-23)"),
     ("H：1  0：16  S：32", "H：1  O：16  S：32"),
     ("C-12，0-16，0-16", "C-12，O-16，O-16"),
+    ("36 g of water? (H = 1, 0 = 16)", "36 g of water? (H = 1, O = 16)"), ("（0=16，Na=23）", "（O=16，Na=23）"),
     ("Mg-24 " * 30_000 + "0-16", "Mg-24 " * 30_000 + "O-16"),
 ])
 def test_an_oxygen_read_as_zero_in_a_list_of_atomic_masses_is_an_o(read, meant):
@@ -412,7 +413,7 @@ def test_an_oxygen_read_as_zero_in_a_list_of_atomic_masses_is_an_o(read, meant):
 
 
 @pytest.mark.parametrize("text", ["x = 0-16", "from 0-16 years", "A-1, B-2", "scores 10-16, 0-5",
-                                  "C-12, 20-16", "0-16, 0-32", "H-1 " + " " * 50_000 + "0-16"])
+                                  "C-12, 20-16", "0-16, 0-32", "x = 1, 0 = 16", "(a = 0, b = 16)", "H-1 " + " " * 50_000 + "0-16"])
 def test_a_zero_outside_a_list_of_element_masses_stays(text):
     assert element_symbols(text) == text
 
