@@ -154,7 +154,7 @@ _HEADER_WORDS = re.compile(
 _FORM_LINE = re.compile(r"^(?i:(?:name|class|no\.|number|score|date|grade|student(?:\s+id)?|id|period|form|marks?|"
                         r"teacher|total)(?![a-z])[\s:：_.]*)+$")
 # Words of a sheet's title that a problem may use too (练习钢琴): a title only in a short line that asks nothing.
-_TITLE_WORDS = re.compile(r"练习|习题|复习|测验|检测|训练|测试|期中|期末|考试|提升|拓展|[七八九]年级"
+_TITLE_WORDS = re.compile(r"练习|习题|复习|测验|检测|训练|测试|期中|期末|考试|提升|拓展|巩固|达标|过关|夯实|[七八九]年级"
                           r"|(?i:\breview\b|\bpractice\b|\bexercises\b|\bwarm[\s-]?up\b|\brevision\b|\bexit\s+ticket\b"
                           r"|\bchallenge\s+(?:questions|problems)\b|\bcheck\s+your\s+(?:understanding|progress)\b"
                           r"|\b(?:quick|concept|self)[\s-]check\b|\btry\s+(?:it|this|these)\b)")

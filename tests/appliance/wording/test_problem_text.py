@@ -237,6 +237,8 @@ def test_strokes_read_as_w_and_n_are_left_out():
 def test_a_short_sheet_title_is_a_header_and_a_problem_that_practises_is_not():
     assert is_header("期中复习 综合练习")
     assert is_header("Unit 5 Review")
+    assert is_header("A组 基础巩固") and is_header("基础达标") and is_header("夯实基础")
+    assert not is_header("巩固练习后，小明的正确率达到 90%，他做对了多少题？")
     assert not is_header("小明每天练习钢琴 2 小时，一周练习多少小时？")
     assert not is_header("What is the past tense of \"practise\"?")
 
