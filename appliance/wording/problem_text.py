@@ -578,7 +578,7 @@ _CHOSEN_BRACKET = r"[（(]\s*[A-D]\s*[)）]?"
 _CHOSEN_AFTER_END = re.compile(rf"(?:(?<=[?？。])\s*{_CHOSEN_BRACKET}|(?<=[?？])\s*[（(]\s*(?:[a-d]\s*[)）]?|\d{{1,2}}))\s*$"
                                # ...or a value with its unit, in the bracket after the question (or a
                                # full stop after a word): "…energy? (40°)", "？(2 m/s²", "…(3, 6).（0.5）"
-                               r"|(?:(?<=[?？])|(?<=[^\d\s.]\.))\s*[（(]\s*-?\d[\d./]*\s*(?:°|(?!(?i:marks?|points?|pts?)\b)[A-Za-z/²³]{1,6})?\s*[)）]?\s*$")
+                               r"|(?:(?<=[?？。])|(?<=[^\d\s.]\.))\s*[（(]\s*-?\d[\d./]*\s*(?:°|(?!(?i:marks?|points?|pts?)\b)[A-Za-z/²³]{1,6})?\s*[)）]?\s*$")
 # A sentence's end or a closing bracket (a score note's 【2分】 too: 「…= 2x + 5【2分】x=2」); not
 # a decimal point (0.5) nor an option's (「B. 3.5」), nor a bracket the formula goes on after
 # (「2(x+1) = 8」).

@@ -308,6 +308,7 @@ def test_working_after_the_end_is_cut_off_and_nothing_else(text, kept):
     ("What is the slope of the line? (0.5)", "What is the slope of the line?"),
     ("What is its kinetic energy? (40°)", "What is its kinetic energy?"),
     ("Find the slope of the line through (1, 2) and (3, 6).（0.5）", "Find the slope of the line through (1, 2) and (3, 6)."),
+    ("写出碳在氧气中不充分燃烧的化学方程式。（3.5)", "写出碳在氧气中不充分燃烧的化学方程式。"),
     ("一件商品原价200元，现价是多少元?（x=4）", "一件商品原价200元，现价是多少元?"), ("水的凝固点是多少摄氏度？（x=12 5x=10", "水的凝固点是多少摄氏度？"), ("求它的加速度大小？(2 m/s²", "求它的加速度大小？"),
     ("地球自转的方向是怎样的？（2x5=10", "地球自转的方向是怎样的？"), ("What is the past participle of \"go\"? (x²-7x+10=0",
                                                           "What is the past participle of \"go\"?")])
@@ -330,7 +331,7 @@ def test_a_bracket_of_the_formula_stays(text):
 
 @pytest.mark.parametrize("text", [
     "How many moles of water are there in 36 g of water? (H = 1, O = 16)", "它的周长是多少厘米？（π 取 3.14）",
-    "求代数式 3x + 1 的值？(x = 2)", "求代数式的值？(a = -1, b = 2)", "What is the speed in m/s? (t = 2.5 s)", "Round it to 1 d.p. (3.14 is π)", 'What is the past tense of "go"? (2 marks)', "What is 3 + 4? (1 point)", "求物体的加速度？(g = 10 N/kg)", "Solve the equation. 2x + 3 = 11", "计算：3/4 + 1/6 = ?",
+    "求代数式 3x + 1 的值？(x = 2)", "求代数式的值？(a = -1, b = 2)", "What is the speed in m/s? (t = 2.5 s)", "Round it to 1 d.p. (3.14 is π)", "求它的面积。(2.5 分)", 'What is the past tense of "go"? (2 marks)', "What is 3 + 4? (1 point)", "求物体的加速度？(g = 10 N/kg)", "Solve the equation. 2x + 3 = 11", "计算：3/4 + 1/6 = ?",
     "一名同学的质量是 50 kg，他受到的重力是多少？（g = 10 N/kg）", "求 a 的值。a + 3 = 5，且 b = 2a，求 b。"])
 def test_givens_and_formulas_of_the_problem_stay(text):
     assert without_working(text) == text
