@@ -133,12 +133,13 @@ _PART_KIND = re.compile(rf"^\s*(?i:part|section)\s+[A-Z\d]{{1,3}}\s*[:：.．—
 # A workbook's section label set in brackets, alone on its line: 【能力提升】 〔拓展延伸〕 [基础训练]
 _BRACKETED_LABEL = re.compile(r"^[【〔\[［]\s*[\u4e00-\u9fff]{2,8}\s*[】〕\]］]$")
 # Where the answer space begins: 「解：」 「答：」 「答案：」 "Answer:" at the start of a line, or right after
-# the problem's last sentence or score note. What follows is the student's writing. A
+# the problem's last sentence or score note (a teacher's score or a date may stand between:
+# 「。8/10答：」 「。2024.09.10订正：」). What follows is the student's writing. A
 # bilingual sheet names it twice: "Answer 答:" 「答 / Answer:」. The student's correction after
 # marking opens one too: 「订正：」.
 _ANSWER_WORD = r"(?:解|答案?|订正|(?i:answer|solution|ans\.?|workings?))"
 _ANSWER = re.compile(rf"^\s*{_ANSWER_WORD}(?:\s*[/／]?\s*{_ANSWER_WORD})?\s*[:：]")
-_ANSWER_AFTER = re.compile(rf"(?<=[?？。.!！)）】\]])\s*{_ANSWER_WORD}(?:\s*[/／]?\s*{_ANSWER_WORD})?\s*[:：].*$")
+_ANSWER_AFTER = re.compile(rf"(?<=[?？。.!！)）】\]])\s*(?:[\d./+\-']{{1,10}}\s*)?{_ANSWER_WORD}(?:\s*[/／]?\s*{_ANSWER_WORD})?\s*[:：].*$")
 # Words that only headers hold (a sheet's title block, a name/class/date line), also where the
 # recogniser lost the space before the number ("Homework3", "Lesson5").
 _HEADER_WORDS = re.compile(

@@ -1443,3 +1443,7 @@ def test_a_correction_written_after_the_problems_end_is_left_out():
     assert strip_number("7、写出用过氧化氢溶液制取氧气的化学方程式。订正：ρ=m/v X=4") == "写出用过氧化氢溶液制取氧气的化学方程式。"
     assert strip_number("Solve the inequality: 3x - 5 > 7. 订正：x > 4") == "Solve the inequality: 3x - 5 > 7."
     assert strip_number("8. 请订正下列句子中的错别字：我门去公园。") == "请订正下列句子中的错别字：我门去公园。"
+    # the teacher's score or the date of the correction between the end and the label
+    assert strip_number("求该溶液中溶质的质量分数。2024.09.10订正：x₁=3") == "求该溶液中溶质的质量分数。"
+    assert strip_number("写出化学方程式。8/10答：____ 叶绿体") == "写出化学方程式。"
+    assert strip_number("计算 3.5 + 2.5 的值。6 解方程的人") == "计算 3.5 + 2.5 的值。6 解方程的人"  # no label's colon
