@@ -571,6 +571,8 @@ _SCORE_MARK_AT_END = re.compile(r"(?<!\s)\s+[+\-]?\d{1,2}\s*['′]\s*$|(?<=[^\u4
 # "…(go / goes / went) [2]") or the number of a problem in the next column whose words the
 # frame cut off (「…是多少？(9)」).
 _LABEL_AFTER_END = re.compile(r"(?:(?<=[?？。!！])\s*|(?<=[)）])\s+)(?:[（(]\s*\d{1,2}\s*[)）]|[\[［【]\s*\d{1,2}\s*[\]］】])\s*$")
+# A value with its unit (or none) in a bracket: "(40°)", 「(2 m/s²」 (not a score note: "(2 marks)").
+_VALUE_BRACKET = r"\s*[（(]\s*-?\d[\d./]*\s*(?:°|(?!(?i:marks?|points?|pts?)\b)[A-Za-z/²³]{1,6})?\s*[)）]?"
 # An option letter the student wrote in the answer bracket, its closing half perhaps lost: "(B", 「（C）」.
 _CHOSEN_BRACKET = r"[（(]\s*[A-D]\s*[)）]?"
 # The student's answer in the answer bracket after the question's end, its closing half faint or
@@ -579,7 +581,8 @@ _CHOSEN_BRACKET = r"[（(]\s*[A-D]\s*[)）]?"
 _CHOSEN_AFTER_END = re.compile(rf"(?:(?<=[?？。])\s*{_CHOSEN_BRACKET}|(?<=[?？])\s*[（(]\s*(?:[a-d]\s*[)）]?|\d{{1,2}}))\s*$"
                                # ...or a value with its unit, in the bracket after the question (or a
                                # full stop after a word): "…energy? (40°)", "？(2 m/s²", "…(3, 6).（0.5）"
-                               r"|(?:(?<=[?？。])|(?<=[^\d\s.]\.))\s*[（(]\s*-?\d[\d./]*\s*(?:°|(?!(?i:marks?|points?|pts?)\b)[A-Za-z/²³]{1,6})?\s*[)）]?\s*$")
+                               rf"|(?:(?<=[?？。])|(?<=[^\d\s.]\.)){_VALUE_BRACKET}\s*$")
+_VALUE_IN_BRACKET = re.compile(rf"{_VALUE_BRACKET}\s*$")
 # A sentence's end or a closing bracket (a score note's 【2分】 too: 「…= 2x + 5【2分】x=2」); not
 # a decimal point (0.5) nor an option's (「B. 3.5」), nor a bracket the formula goes on after
 # (「2(x+1) = 8」).
@@ -591,8 +594,9 @@ _END_NOT_DECIMAL = re.compile(r"[？?。！!]|[）)】](?!\s*[=＝+\-×÷^²³])
 # signs only, no word (「…化学方程式。S=3x2=6 S=6×5=30」, "…？) x²-18x+77=0 2×11=22").
 _END_THEN_BRACKET = re.compile(r"[?？。](?:\s*[（(][^()（）]*[)）])?")
 _WORKED = re.compile(r"[\d²³)]\s*[+\-×÷*/xX]\s*\d|[A-Za-z]\s*[+\-]\s*\d")  # worked, not given: 「（2x5=10」
-# An unknown's value without a unit, alone in the bracket or before more sums: 「？（x=4）」, 「？（x=12 5x=10」.
-_UNKNOWN_VALUE = re.compile(r"\s*[（(]\s*([a-z])\s*[=＝]\s*-?\d[\d./]*\s*(?:[)）]?\s*$|\s\S*[=＝])")
+# An unknown's value without a unit, alone in the bracket or before more sums: 「？（x=4）」, 「？（x=12 5x=10」,
+# 「？（x<4）」.
+_UNKNOWN_VALUE = re.compile(r"\s*[（(]\s*([a-z])\s*[=＝<>≤≥＜＞]\s*-?\d[\d./]*\s*(?:[)）]?\s*$|\s\S*[=＝])")
 
 
 def _answers_unknown(rest: str, problem: str) -> bool:
@@ -628,6 +632,8 @@ def without_sums_after_end(text: str) -> str:
     rest = text[end.end():] if end else ""
     if at >= 0 and _answers_unknown(text[at + 1:], text[:at]) and is_formula_alone(text[at + 1:]):
         return text[:at + 1]
+    if _VALUE_IN_BRACKET.match(rest):  # after the givens: 「？（π取3.14）（20N）」
+        return text[:end.end()]
     if rest.strip() and (rest.lstrip()[:1] not in "（([【" or _WORKED.search(rest)) and is_formula_alone(rest) \
             and re.search(r"[=＝]", rest) and re.search(r"\d", rest):
         return text[:end.end()]

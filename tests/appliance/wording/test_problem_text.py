@@ -309,7 +309,8 @@ def test_working_after_the_end_is_cut_off_and_nothing_else(text, kept):
     ("What is its kinetic energy? (40°)", "What is its kinetic energy?"),
     ("Find the slope of the line through (1, 2) and (3, 6).（0.5）", "Find the slope of the line through (1, 2) and (3, 6)."),
     ("写出碳在氧气中不充分燃烧的化学方程式。（3.5)", "写出碳在氧气中不充分燃烧的化学方程式。"),
-    ("一件商品原价200元，现价是多少元?（x=4）", "一件商品原价200元，现价是多少元?"), ("水的凝固点是多少摄氏度？（x=12 5x=10", "水的凝固点是多少摄氏度？"), ("求它的加速度大小？(2 m/s²", "求它的加速度大小？"),
+    ("一件商品原价200元，现价是多少元?（x=4）", "一件商品原价200元，现价是多少元?"), ("地球公转一周的时间大约是多少？（x<4）", "地球公转一周的时间大约是多少？"),
+    ("它的面积是多少平方厘米？（π取3.14）（20N）", "它的面积是多少平方厘米？（π取3.14）"), ("水的凝固点是多少摄氏度？（x=12 5x=10", "水的凝固点是多少摄氏度？"), ("求它的加速度大小？(2 m/s²", "求它的加速度大小？"),
     ("地球自转的方向是怎样的？（2x5=10", "地球自转的方向是怎样的？"), ("What is the past participle of \"go\"? (x²-7x+10=0",
                                                           "What is the past participle of \"go\"?")])
 def test_sums_and_answers_written_after_the_problems_end_are_cut_off(text, kept):
