@@ -573,15 +573,17 @@ _SCORE_MARK_AT_END = re.compile(r"(?<!\s)\s+[+\-]?\d{1,2}\s*['′]\s*$|(?<=[^\u4
 _LABEL_AFTER_END = re.compile(r"(?:(?<=[?？。!！])\s*|(?<=[)）])\s+)(?:[（(]\s*\d{1,2}\s*[)）]|[\[［【]\s*\d{1,2}\s*[\]］】])\s*$")
 # A value with its unit (or none) in a bracket: "(40°)", 「(2 m/s²」 (not a score note: "(2 marks)").
 _VALUE_BRACKET = r"\s*[（(]\s*-?\d[\d./]*\s*(?:°|(?!(?i:marks?|points?|pts?)\b)[A-Za-z/²³]{1,6})?\s*[)）]?"
+# The teacher's tick or cross before the answer bracket: 「？√(c)」, 「？X（200）」.
+_TICKED = r"(?:[X×✗√✓]\s*)?"
 # An option letter the student wrote in the answer bracket, its closing half perhaps lost: "(B", 「（C）」.
 _CHOSEN_BRACKET = r"[（(]\s*[A-D]\s*[)）]?"
 # The student's answer in the answer bracket after the question's end, its closing half faint or
 # missing: a chosen option (「…成立的？（C」, "…of \"go\"? (c") or the first figures of a year or
 # number (「…哪一年？(19」).
-_CHOSEN_AFTER_END = re.compile(rf"(?:(?<=[?？。])\s*{_CHOSEN_BRACKET}|(?<=[?？])\s*[（(]\s*(?:[a-d]\s*[)）]?|\d{{1,2}}))\s*$"
+_CHOSEN_AFTER_END = re.compile(rf"(?:(?<=[?？。])\s*{_TICKED}{_CHOSEN_BRACKET}|(?<=[?？])\s*{_TICKED}[（(]\s*(?:[a-d]\s*[)）]?|\d{{1,2}}))\s*$"
                                # ...or a value with its unit, in the bracket after the question (or a
                                # full stop after a word): "…energy? (40°)", "？(2 m/s²", "…(3, 6).（0.5）"
-                               rf"|(?:(?<=[?？。])|(?<=[^\d\s.]\.)){_VALUE_BRACKET}\s*$")
+                               rf"|(?:(?<=[?？。])|(?<=[^\d\s.]\.))\s*{_TICKED}{_VALUE_BRACKET}\s*$")
 _VALUE_IN_BRACKET = re.compile(rf"{_VALUE_BRACKET}\s*$")
 # A sentence's end or a closing bracket (a score note's 【2分】 too: 「…= 2x + 5【2分】x=2」); not
 # a decimal point (0.5) nor an option's (「B. 3.5」), nor a bracket the formula goes on after
