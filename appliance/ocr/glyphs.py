@@ -14,6 +14,7 @@ one that goes on with the sentence above (:func:`blanks_beside`, on the page's p
 
 from __future__ import annotations
 
+import bisect
 import re
 import statistics
 from dataclasses import dataclass, replace
@@ -39,6 +40,7 @@ class GlyphParams:
     latin_share: float = 1.0  # ...or this share between two Latin words ("Heto" for "He ___ to")
     raised: float = 0.55  # a superscript's ink ends above this share of the letters' height (from the top)
     lowered: float = 0.45  # a subscript's ink starts below this share
+    filled_bare: int = 12  # a word's blank runs on bare at least this far past it (48-px crop)
     full_stop: float = 0.8  # after a subscript, a lowered ring at most this share of its height is a full stop
 
 
@@ -49,7 +51,7 @@ def refine(reading: Reading, crop: np.ndarray, params: GlyphParams = GlyphParams
     ink = ink_mask(crop)
     spans = char_spans(reading.steps, ink.shape[1])
     text = scripts(reading.text, spans, ink, params)
-    text = drawn_blanks(text, spans, ink, params)
+    text = drawn_blanks(filled_blanks(text, spans, ink, params), spans, ink, params)
     return replace(reading, text=text) if text != reading.text else reading
 
 
@@ -131,6 +133,29 @@ def _full_stop(rows: tuple[int, int] | None, digit: tuple[int, int] | None, top:
     the sentence's full stop (「求a₁₀。」 read as 「求a₁₀0」)."""
     return rows is not None and digit is not None and rows[0] > top + params.lowered * height \
         and rows[1] - rows[0] <= params.full_stop * (digit[1] - digit[0])
+
+
+def filled_blanks(text: str, spans: list[tuple[int, int]], ink: np.ndarray, params: GlyphParams) -> str:
+    """A word written on a blank's line ("here since 2010" over 「here ___ 2010」) → underscores: a line drawn low
+    under that word and nothing else (in the rows next to it too), running on ``filled_bare`` past it bare."""
+    lines = [(r, *run) for r in range(ink.shape[0] * 2 // 3, ink.shape[0]) for run in _runs(ink[r])
+             if run[1] - run[0] >= params.min_blank_px]
+    words, out = [m.span() for m in re.finditer(r"[A-Za-z]{2,}", text)], list(text)
+    middles, bare = sorted(_middle(span) for ch, span in zip(text, spans) if ch.strip("_＿ ")), params.filled_bare
+    for start, end in words:
+        left, right = spans[start][0], spans[end - 1][1]
+        for r, a, b in (line for line in lines if line[1] <= left and line[2] >= right):
+            near = [(a2, b2) for r2, a2, b2 in lines if abs(r2 - r) <= 2 and a2 < b and b2 > a]
+            x0, x1 = min(near)[0], max(b2 for _, b2 in near)
+            if bisect.bisect_left(middles, x1) - bisect.bisect_right(middles, x0) == end - start and (
+                    a <= left - bare and _bare(ink, r, left - bare, left)
+                    or b >= right + bare and _bare(ink, r, right, right + bare)):
+                out[start:end] = "_" * (end - start)
+    return "".join(out)
+
+
+def _bare(ink: np.ndarray, row: int, start: int, end: int) -> bool:  # no letters above the line along [start, end)
+    return end > start and ink[:max(1, row - 3), start:end].any(axis=0).mean() <= 0.2
 
 
 def drawn_blanks(text: str, spans: list[tuple[int, int]], ink: np.ndarray, params: GlyphParams) -> str:

@@ -120,6 +120,36 @@ def test_a_short_line_read_as_one_space_is_a_blank():
     assert refine(reading, image).text == "He ____ to"
 
 
+def _written_on_a_line(line: tuple[int, int]) -> np.ndarray:
+    """「He go to」: "go" written on a line drawn across ``line``."""
+    image = crop(320)
+    ink(image, (10, 38), (10, 40))  # He
+    ink(image, (40, 43), line)
+    ink(image, (14, 38), (90, 140))  # go, by hand
+    ink(image, (10, 38), (200, 230))  # to
+    return image
+
+
+_HE_GO_TO = Reading("He go to", 0.9, (step(16), step(34), step(62), step(100), step(128), step(170), step(206), step(224)))
+
+
+def test_a_word_written_on_a_blanks_line_is_the_blank():
+    # the line runs on bare past the word: the blank, with the student's answer on it
+    assert refine(_HE_GO_TO, _written_on_a_line((60, 180))).text == "He __ to"
+    assert refine(_HE_GO_TO, _written_on_a_line((66, 150))).text == "He __ to"  # 14 columns bare before it
+
+
+def test_a_word_underlined_by_hand_stays():
+    assert refine(_HE_GO_TO, _written_on_a_line((88, 142))).text == "He go to"  # no bare stretch
+    assert refine(_HE_GO_TO, _written_on_a_line((8, 142))).text == "He go to"  # under two words
+    broken = _written_on_a_line((8, 150))
+    broken[40, 8:60] = 240  # ...its top row broken under the first word: the rows below still reach it
+    assert refine(_HE_GO_TO, broken).text == "He go to"
+    sums = _written_on_a_line((60, 240))  # under 「go 3」: the word and a figure
+    ink(sums, (10, 38), (160, 176))
+    assert refine(replace(_HE_GO_TO, text="He go 3o"), sums).text == "He go 3o"
+
+
 def test_an_underlined_phrase_has_no_blank():
     image = crop(320)
     ink(image, (10, 32), (10, 40))
