@@ -142,20 +142,16 @@ def filled_blanks(text: str, spans: list[tuple[int, int]], ink: np.ndarray, para
              if run[1] - run[0] >= params.min_blank_px]
     words, out = [m.span() for m in re.finditer(r"[A-Za-z]{2,}", text)], list(text)
     middles, bare = sorted(_middle(span) for ch, span in zip(text, spans) if ch.strip("_＿ ")), params.filled_bare
+    near = [[(a2, b2) for r2, a2, b2 in lines if abs(r2 - r) <= 2 and a2 < b and b2 > a] for r, a, b in lines]
+    reach = [(min(n)[0], max(b2 for _, b2 in n)) for n in near]  # each line's reach in the rows next to it
     for start, end in words:
         left, right = spans[start][0], spans[end - 1][1]
-        for r, a, b in (line for line in lines if line[1] <= left and line[2] >= right):
-            near = [(a2, b2) for r2, a2, b2 in lines if abs(r2 - r) <= 2 and a2 < b and b2 > a]
-            x0, x1 = min(near)[0], max(b2 for _, b2 in near)
-            if bisect.bisect_left(middles, x1) - bisect.bisect_right(middles, x0) == end - start and (
-                    a <= left - bare and _bare(ink, r, left - bare, left)
-                    or b >= right + bare and _bare(ink, r, right, right + bare)):
+        for (r, a, b), (x0, x1) in zip(lines, reach):
+            if a <= left and b >= right and bisect.bisect_left(middles, x1) - bisect.bisect_right(middles, x0) == end - start and (
+                    a <= left - bare and not _letters_above(ink, r, left - bare, left)
+                    or b >= right + bare and not _letters_above(ink, r, right, right + bare)):
                 out[start:end] = "_" * (end - start)
     return "".join(out)
-
-
-def _bare(ink: np.ndarray, row: int, start: int, end: int) -> bool:  # no letters above the line along [start, end)
-    return end > start and ink[:max(1, row - 3), start:end].any(axis=0).mean() <= 0.2
 
 
 def drawn_blanks(text: str, spans: list[tuple[int, int]], ink: np.ndarray, params: GlyphParams) -> str:
