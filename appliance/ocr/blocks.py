@@ -30,7 +30,7 @@ import numpy as np
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
 from appliance.wording.problem_text import (BLANK, NUMBER, axis_figures, is_chat_line, starts_sentence, is_answer_bracket, is_chinese_character, turns_to_chinese_question, ends_with_options_bracket, without_answer_bracket, PART, SCORE, TOP_LEVEL, says_something, finishes, mended_label, goes_on_below, without_score_at_end, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, is_figure_row, bracketed_number, brackets_number_problems, ends_formula,
-                                            ends_mid_sentence, ends_question, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, ends_with_note, is_options_bracket, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
+                                            ends_mid_sentence, ends_question, closes_heading, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, ends_with_note, is_options_bracket, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
                                             is_lone_letter, is_options_or_data, is_score_only, numbered_in_turn, is_scribble, is_section_label, is_signed_score, is_margin_sum, is_stray, label_number, page_label_styles, styled_label, without_sum_at_end,
@@ -1295,6 +1295,10 @@ def split_region(rows: list[Row], sub_questions_start: bool, led_in: bool = Fals
                                                  or is_hint_title(row.text)
                                                  or bool(blocks and is_label_after(blocks[-1][-1].text, row.text))
                                                  or not blocks and heads_problem(row, rows[i + 1:i + 2]))
+        if blocks and kinds[-1][0] and closes_heading(blocks[-1][-1].text, row.text):
+            blocks[-1].append(row)  # the heading's note, wrapped
+            led_in = led_in or label_over_parts(blocks[-1][0].text, [r.text for r in rows[i + 1:i + 2]])
+            continue
         if blocks and kinds[-1][0] and not header and not numbered and _in_hint_box(blocks[-1], row):
             blocks[-1].append(row)  # a hint box's text under its title: no problem
         elif blocks and not kinds[-1][0] and is_score_only(row.text):

@@ -233,6 +233,17 @@ def leaves_bracket_open(text: str) -> bool:
     return text.count("(") + text.count("（") > text.count(")") + text.count("）")
 
 
+# A heading's bracket closed on the next line: its note's tail (「…（每题只有一个正确」 ⏎
+# 「答案）」, 「…（本大题共9小题，每」 ⏎ 「小题5分，共45分）」), perhaps after a score box's rules read "____".
+_HEADING_TAIL = re.compile(r"^[\s_＿|]*[^()（）?？]{1,24}[)）][。.]?\s*$")
+
+
+def closes_heading(above: str, line: str) -> bool:
+    """The line closes the bracket a heading above it left open, and asks nothing: the
+    heading's note wrapped, not the first line of a problem."""
+    return leaves_bracket_open(above) and _HEADING_TAIL.match(line) is not None
+
+
 def continues_quantity(above: str, line: str) -> bool:
     """The line starts with a quantity that goes on with the unfinished sentence above it
     (「…移动了5m，用时」 「10 s，拉力…」, read "10. s,"): no problem number."""
@@ -1609,10 +1620,11 @@ def numbers_lost(number: int | None, after: int | None, numbers: list[int | None
 
 
 def label_over_parts(line: str, below: list[str]) -> bool:
-    """A label with no stem (「第一题（10分）」 alone on its line) right over a part "(1)" (the
-    first of ``below``, if any): nothing is asked above the parts, so each is a problem of
-    its own, as under a lead-in."""
-    return bool(below) and is_number_alone(line) and bracketed_number(below[0]) == 1
+    """A label with no stem (「第一题（10分）」 alone on its line) or a section's heading
+    (「三、解答题（共18分）」) right over a part "(1)" (the first of ``below``, if any):
+    nothing is asked above the parts, so each is a problem of its own, as under a lead-in."""
+    return bool(below) and bracketed_number(below[0]) == 1 and (
+        is_number_alone(line) or _SECTION.match(line) is not None and is_header(line))
 
 
 def is_bare_label(line: str, sub_questions_start_problems: bool) -> bool:

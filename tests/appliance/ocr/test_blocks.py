@@ -911,3 +911,24 @@ def test_a_question_mark_written_before_a_number_does_not_hide_it():
     assert "?16. Fill in the blank with \"since\" or \"for\": I have lived here ____ 2010." in texts
     rows = [("Q23 Fill in the blank with \"a\" or \"an\": ____", 700), ("? Q24 What is the opposite of \"expensive\"?", 760)]
     assert "? Q24 What is the opposite of \"expensive\"?" in [b.text for b in find_blocks(column(rows, 400), SIZE)]
+
+
+@pytest.mark.parametrize("heading, tail", [
+    ("四、选择题（每题只有一个正确", "____ 答案）"),
+    ("一、单项选择题（本大题共9小题，每", "小题5分，共45分）"),
+])
+def test_a_headings_note_wrapped_onto_the_next_row_is_no_problem_with_parts(heading, tail):
+    # the note's tail (after a score box's rules read "____") is the heading's, and the
+    # bracketed numbers under it are problems, not its parts
+    rows = [(heading, 520), (tail, 300), ("(1)《春晓》的作者是谁？（）", 420), ("A、拟人 B、比喻 C、苏轼 D、鲁迅", 460),
+            ("(2) 两个阻值都是10 Ω的电阻串联，总电阻是多", 560), ("少？", 60), ("(3) 光在真空中的传播速度约是多少？", 520)]
+    layout = arrange_page(column(rows, 480 - 4 * PITCH), SIZE)
+    assert layout.text == "两个阻值都是10 Ω的电阻串联，总电阻是多少？"
+
+
+def test_parts_right_under_a_sections_heading_are_its_problems():
+    # a number of the top level elsewhere on the page ("5.") would make "(2)" a part of "(1)"
+    rows = [("5. 计算：sin 30° + cos 60°", 420), ("三、解答题", 160), ("(1) 计算: 3/4 + 1/6", 300),
+            ("(2) 一个直角三角形的两条直角边分别是3和4，求斜边的长。", 640), ("(3) 已知集合A = {1, 2, 3}，求A的子集个数。", 560)]
+    layout = arrange_page(column(rows, 480 - 3 * PITCH), SIZE)
+    assert layout.text == "一个直角三角形的两条直角边分别是3和4，求斜边的长。"

@@ -1231,6 +1231,16 @@ def test_a_label_alone_over_a_first_part_heads_its_parts():
     assert not label_over_parts("第一题（10分）", [])
 
 
+@pytest.mark.parametrize("heading, over", [("三、解答题", True), ("四、解答题（共18分）", True),
+                                           ("二、填空题（每小题4分，共28分）", True),
+                                           ("十一、解方程：2x+3=13", False),  # a problem, whose parts these are
+                                           ("三、阅读下面的材料", False)])
+def test_a_sections_heading_right_over_a_first_part_heads_problems(heading, over):
+    # nothing is asked between the heading and "(1)": the parts number the section's problems
+    assert label_over_parts(heading, ["（1）计算 3/4 + 1/6"]) is over
+    assert not label_over_parts(heading, ["（2）计算 3/4 + 1/6"])
+
+
 @pytest.mark.parametrize("line, bare", [("(10)", True), ("Q21.", True), ("(10) 解方程：2x + 3 = 11", False), ("求值", False)])
 def test_a_problem_number_alone_on_its_line(line, bare):
     assert is_bare_label(line, True) is bare
@@ -1449,3 +1459,16 @@ def test_a_correction_written_after_the_problems_end_is_left_out():
     assert strip_number("求该溶液中溶质的质量分数。2024.09.10订正：x₁=3") == "求该溶液中溶质的质量分数。"
     assert strip_number("写出化学方程式。8/10答：____ 叶绿体") == "写出化学方程式。"
     assert strip_number("计算 3.5 + 2.5 的值。6 解方程的人") == "计算 3.5 + 2.5 的值。6 解方程的人"  # no label's colon
+
+
+@pytest.mark.parametrize("above, line, closes", [
+    ("四、选择题（每题只有一个正确", "____ 答案）", True),
+    ("三、判断题（对的打“√”，错的打", "“x”，每题5分)", True),
+    ("一、单项选择题（本大题共9小题，每", "小题5分，共45分）。", True),
+    ("四、选择题（每题只有一个正确答案）", "(1)《春晓》的作者是谁？（）", False),  # nothing left open
+    ("四、选择题（每题只有一个正确", "答案）(1)《春晓》的作者是谁？", False),  # a problem goes on after it
+    ("Part B (20", "marks) What is the past tense of \"go\"?", False),
+])
+def test_a_line_that_closes_a_headings_bracket_and_asks_nothing_is_its_note(above, line, closes):
+    from appliance.wording.problem_text import closes_heading
+    assert closes_heading(above, line) is closes
