@@ -126,8 +126,9 @@ _SECTION_TITLE = re.compile(
 _SECTION_KIND = re.compile(r"^\s*[、.．]?\s*(?:单项|多项|不定项)?(?:选择|[单多]选|填空|解答|计算|简答|判断|应用|作图|实验|综合|阅读|证明|探究)题"
                            r"\s*(?:[（(][^）)?？]{0,20}[）)]|\d{1,3}(?:\s*/\s*\d{1,3})?\s*分)?\s*$")
 # An English part's heading that names its kind of problem, perhaps with its score note:
-# "Part A Short fill-in (5 marks each)", "Section 2: Multiple-choice questions".
-_PART_KIND = re.compile(rf"^\s*(?i:part|section)\s+[A-Z\d]{{1,3}}\s*[:：.．—–-]?\s*(?i:(?:short|long)[\s-])?"
+# "Part A Short fill-in (5 marks each)", "Section 2: Multiple-choice questions", "II. Fill in
+# the blanks (2 marks each)".
+_PART_KIND = re.compile(rf"^\s*(?:(?i:part|section)\s+[A-Z\d]{{1,3}}|[IVX]{{1,4}}(?=\s*[.．、]))\s*[:：.．、—–-]?\s*(?i:(?:short|long)[\s-])?"
                         rf"(?i:multiple[\s-]choice|fill[\s-]in(?:[\s-]the[\s-]blanks?)?|answers?|true\s+or\s+false|calculations?"
                         rf"|problem[\s-]solving|reading|writing|vocabulary|grammar|translation)(?i:\s+questions)?\s*(?:{_SCORE_NOTE})?\s*$")
 # A workbook's section label set in brackets, alone on its line: 【能力提升】 〔拓展延伸〕 [基础训练]
@@ -439,7 +440,7 @@ _LEAD_IN = re.compile(
     r"|请?(?:按|根据)(?:题目的?|题)?要求(?:作答|答题|解答|回答|完成|填空|改写(?:下列|下面的?)?句子)"
     # a workbook's pair of doubled verbs: 「读一读，答一答。」 「想一想，算一算」
     r"|(?P<v1>[\u4e00-\u9fff])一(?P=v1)\s*[，,、]?\s*(?P<v2>[\u4e00-\u9fff])一(?P=v2)"
-    r"|(?i:(?:(?:section|part)\s+[A-Z\d]{1,3}\s*[:.．]?\s*)?"
+    r"|(?i:(?:(?:(?:section|part)\s+[A-Z\d]{1,3}|(?-i:[IVX]{1,4})(?=\s*[.．、]))\s*[:.．、]?\s*)?"
     r"(?:(?:use\s+what\s+you\s+(?:have\s+)?(?:learnt|learned|know)\s+to\s+)?"
     r"(?:answer|complete|solve|do|work\s+out|read|choose|fill\s+in|simplify|calculate|compute|evaluate|factori[sz]e)"
     r"\b[^?]{0,30}\bthe\s+following\b[^?]{0,25}"

@@ -1472,3 +1472,16 @@ def test_a_correction_written_after_the_problems_end_is_left_out():
 def test_a_line_that_closes_a_headings_bracket_and_asks_nothing_is_its_note(above, line, closes):
     from appliance.wording.problem_text import closes_heading
     assert closes_heading(above, line) is closes
+
+
+@pytest.mark.parametrize("line, header, lead_in", [
+    ("I. Choose the best answer. (2 marks each)", True, True),
+    ("III、Answer the following questions.", True, True),
+    ("II. Fill in the blanks (2 marks each)", True, False),
+    ("IV. Name the largest ocean", False, False),  # a problem numbered in Roman numerals
+    ('V. What is the past tense of "go"?', False, False),
+])
+def test_a_part_numbered_in_roman_numerals_that_names_its_kind_or_leads_in_is_a_header(line, header, lead_in):
+    assert is_header(line) is header
+    assert is_lead_in(line) is lead_in
+
