@@ -1284,9 +1284,18 @@ _LEADING_CLOSER = re.compile(rf"^\s*(?:[\]】」）)〕］?？]+\s*(?=\S)|[A-Za-
 _SCORE_BEFORE_NUMBER = re.compile(r"^\s*\d{1,3}\s+(?=\d{1,2}(?:[.．、)）]\s*[^\d\s]|[\u4e00-\u9fff]))")
 
 
+# What a page's speck or a score box's rules leave before a problem's number (", 2. What…",
+# 「____ 6. Solve…」), and a first part's "(1)" read as a letter ("(i) 计算…", "(t) 地球…").
+_BEFORE_NUMBER = re.compile(r"^\s*(?:[,，.．·'`‘’、]|[_＿]{2,})\s*")
+_ONE_AS_LETTER = re.compile(r"^\s*[(（]\s*[itlI]\s*[)）]\s*(?=\S)")
+
+
 def strip_number(text: str) -> str:
     """The problem without its leading number and its score note (before or after it)."""
-    text = _LEADING_CLOSER.sub("", _SCORE_BEFORE_NUMBER.sub("", text))
+    speck = _BEFORE_NUMBER.match(text)
+    if speck and NUMBER.match(text[speck.end():]):
+        text = text[speck.end():]
+    text = _LEADING_CLOSER.sub("", _SCORE_BEFORE_NUMBER.sub("", _ONE_AS_LETTER.sub("", text)))
     prefix = number_prefix(text)
     rest = _LEADING_CLOSER.sub("", _ANSWER_AFTER.sub("", text[len(prefix):]))  # 「[11)] Find…」 「22.」一个…」
     while (score := SCORE.match(rest)):

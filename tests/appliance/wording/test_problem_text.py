@@ -1485,3 +1485,14 @@ def test_a_part_numbered_in_roman_numerals_that_names_its_kind_or_leads_in_is_a_
     assert is_header(line) is header
     assert is_lead_in(line) is lead_in
 
+
+@pytest.mark.parametrize("line, problem", [
+    (', 2. What is the past participle of "go"?', 'What is the past participle of "go"?'),  # a speck before it
+    ("____ 6. Solve the inequality: 3x - 5 < 7.", "Solve the inequality: 3x - 5 < 7."),  # a score box's rules
+    ("(i) 计算：3/4 - 1/6", "计算：3/4 - 1/6"),  # "(1)" read as a letter
+    ("(t) 地球自转的方向是怎样的？", "地球自转的方向是怎样的？"),
+    ("____ is the capital of France?", "____ is the capital of France?"),  # a blank, no number after it
+    ("(x) 的值是多少？", "(x) 的值是多少？"),
+])
+def test_a_speck_or_rules_before_a_number_and_a_first_part_read_as_a_letter_are_no_part_of_the_problem(line, problem):
+    assert strip_number(line) == problem
