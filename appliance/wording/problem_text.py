@@ -1307,7 +1307,22 @@ def strip_number(text: str) -> str:
     after_end = _SCORE_AFTER_END.search(rest)
     if after_end and not reads_as_question(rest[after_end.end():]):
         rest = rest[:after_end.start()]  # what follows is written or drawn after the problem
-    return without_score_at_end(rest).lstrip(" :：.．、，,")  # 「Question 1，…」: the dot read as a comma
+    return without_remark_at_end(without_score_at_end(rest)).lstrip(" :：.．、，,")  # 「Question 1，…」: the dot read as a comma
+
+
+# A teacher's remark written after the problem's end, perhaps after the student's working
+# or an empty bracket: 「…是多少？解过程呢？」 「…的值。审题！」 「…最简分数。（）单位」 "…(3, 6). CHECKED"
+# (not a part that asks, 「…多少？检查你的答案。」).
+_REMARK_AFTER_END = re.compile(
+    r"(?<=[?？。!！.])[^\u4e00-\u9fff]{0,12}?\s*(?:解\s*)?"
+    r"(?:(?:过程|步骤|单位|审题|检查|订正|仔细|认真|注意|书写|规范|重做)(?:呢|吗|了)?|(?i:why|check(?:ed)?|good|ok|redo|see\s+me|well\s+done))"
+    r"\s*[!！?？.。]*\s*$")
+
+
+def without_remark_at_end(text: str) -> str:
+    """The text without a teacher's remark after its end (:data:`_REMARK_AFTER_END`)."""
+    remark = _REMARK_AFTER_END.search(text)
+    return text[:remark.start()].rstrip() if remark else text
 
 
 # A score note set at the end of a full row, inside the sentence that goes on below it:

@@ -1496,3 +1496,18 @@ def test_a_part_numbered_in_roman_numerals_that_names_its_kind_or_leads_in_is_a_
 ])
 def test_a_speck_or_rules_before_a_number_and_a_first_part_read_as_a_letter_are_no_part_of_the_problem(line, problem):
     assert strip_number(line) == problem
+
+
+@pytest.mark.parametrize("line, problem", [
+    ("子代中矮茎所占的比例是多少？解过程呢？", "子代中矮茎所占的比例是多少？"),
+    ("求它的加速度大小。8×9=72过程呢？", "求它的加速度大小。"),  # after the student's working
+    ("求 f(2) 的值。审题！", "求 f(2) 的值。"),
+    ("把 0.75 化成最简分数。（）单位", "把 0.75 化成最简分数。"),
+    ("Find the slope of the line passing through the points (1, 2) and (3, 6). CHECKED",
+     "Find the slope of the line passing through the points (1, 2) and (3, 6)."),
+    ("求出结果，并检查你的答案。", "求出结果，并检查你的答案。"),  # the problem's own part
+    ("“但愿人长久，千里共婵娟”出自哪首词？作者是谁？", "“但愿人长久，千里共婵娟”出自哪首词？作者是谁？"),
+    ("What is the SI unit of force?", "What is the SI unit of force?"),
+])
+def test_a_teachers_remark_after_the_problems_end_is_no_part_of_it(line, problem):
+    assert strip_number(line) == problem
