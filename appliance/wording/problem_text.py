@@ -1285,8 +1285,9 @@ _SCORE_BEFORE_NUMBER = re.compile(r"^\s*\d{1,3}\s+(?=\d{1,2}(?:[.．、)）]\s*[
 
 
 # What a page's speck or a score box's rules leave before a problem's number (", 2. What…",
-# 「____ 6. Solve…」), and a first part's "(1)" read as a letter ("(i) 计算…", "(t) 地球…").
-_BEFORE_NUMBER = re.compile(r"^\s*(?:[,，.．·'`‘’、]|[_＿]{2,})\s*")
+# 「____ 6. Solve…」), or the answer bracket a page prints there ("() 8. Which…"); and a first
+# part's "(1)" read as a letter ("(i) 计算…", "(t) 地球…").
+_BEFORE_NUMBER = re.compile(r"^\s*(?:[,，.．·'`‘’、]|[_＿]{2,}|[（(]\s*[)）])\s*")
 _ONE_AS_LETTER = re.compile(r"^\s*[(（]\s*[itlI]\s*[)）]\s*(?=\S)")
 
 

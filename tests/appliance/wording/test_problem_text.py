@@ -1489,6 +1489,8 @@ def test_a_part_numbered_in_roman_numerals_that_names_its_kind_or_leads_in_is_a_
 @pytest.mark.parametrize("line, problem", [
     (', 2. What is the past participle of "go"?', 'What is the past participle of "go"?'),  # a speck before it
     ("____ 6. Solve the inequality: 3x - 5 < 7.", "Solve the inequality: 3x - 5 < 7."),  # a score box's rules
+    ('() 8. Which organelle is known as the "powerhouse of the cell"?',
+     'Which organelle is known as the "powerhouse of the cell"?'),  # the answer bracket printed first
     ("(i) 计算：3/4 - 1/6", "计算：3/4 - 1/6"),  # "(1)" read as a letter
     ("(t) 地球自转的方向是怎样的？", "地球自转的方向是怎样的？"),
     ("____ is the capital of France?", "____ is the capital of France?"),  # a blank, no number after it
