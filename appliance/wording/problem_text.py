@@ -1313,10 +1313,11 @@ def strip_number(text: str) -> str:
 
 # A teacher's remark written after the problem's end, perhaps after the student's working
 # or an empty bracket: 「…是多少？解过程呢？」 「…的值。审题！」 「…最简分数。（）单位」 "…(3, 6). CHECKED"
-# (not a part that asks, 「…多少？检查你的答案。」).
+# (not a part that asks, 「…多少？检查你的答案。」, nor an option after its letter's dot: "B. good").
 _REMARK_AFTER_END = re.compile(
-    r"(?<=[?？。!！.])[^\u4e00-\u9fff]{0,12}?\s*(?:解\s*)?"
-    r"(?:(?:过程|步骤|单位|审题|检查|订正|仔细|认真|注意|书写|规范|重做)(?:呢|吗|了)?|(?i:why|check(?:ed)?|good|ok|redo|see\s+me|well\s+done))"
+    r"(?:(?<=[?？。!！])|(?<=[^A-Z]\.))[^\u4e00-\u9fffA-Za-z]{0,12}?\s*(?:解\s*)?"
+    r"(?:(?:过程|步骤|单位|审题|检查|订正|仔细|认真|注意|书写|规范|重做)(?:呢|吗|了)?"
+    r"|(?i:(?:why|check(?:ed)?|good|ok|redo|see\s+me|well\s+done)\b))"
     r"\s*[!！?？.。]*\s*$")
 
 

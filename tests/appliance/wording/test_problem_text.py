@@ -1510,6 +1510,8 @@ def test_a_speck_or_rules_before_a_number_and_a_first_part_read_as_a_letter_are_
     ("求出结果，并检查你的答案。", "求出结果，并检查你的答案。"),  # the problem's own part
     ("“但愿人长久，千里共婵娟”出自哪首词？作者是谁？", "“但愿人长久，千里共婵娟”出自哪首词？作者是谁？"),
     ("What is the SI unit of force?", "What is the SI unit of force?"),
+    ("What is the opposite of bad? A. well B. good", "What is the opposite of bad? A. well B. good"),  # options
+    ("Which word fits? He is a goodbye", "Which word fits? He is a goodbye"),
 ])
 def test_a_teachers_remark_after_the_problems_end_is_no_part_of_it(line, problem):
     assert strip_number(line) == problem
