@@ -1292,7 +1292,9 @@ _ONE_AS_LETTER = re.compile(r"^\s*[(（]\s*[itlI]\s*[)）]\s*(?=\S)")
 
 
 def strip_number(text: str) -> str:
-    """The problem without its leading number and its score note (before or after it)."""
+    """The problem without its leading number (and what a speck, a score box or an answer
+    bracket left before it), its score note (before or after it) and a teacher's remark
+    after its end (:func:`without_remark_at_end`)."""
     speck = _BEFORE_NUMBER.match(text)
     if speck and NUMBER.match(text[speck.end():]):
         text = text[speck.end():]
