@@ -30,7 +30,7 @@ import numpy as np
 from appliance.ocr.layout import TextBox, group_rows, join, merge_row, sides_of
 from appliance.ocr.result import OcrLine
 from appliance.wording.problem_text import (BLANK, NUMBER, axis_figures, is_chat_line, starts_sentence, is_answer_bracket, is_chinese_character, turns_to_chinese_question, ends_with_options_bracket, without_answer_bracket, PART, SCORE, TOP_LEVEL, says_something, finishes, mended_label, goes_on_below, without_score_at_end, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, breaks_off, is_answer_row, formula_goes_on, goes_on, next_part, ringed_part, is_hint_title, is_cell_writing, ends_axis, has_arrow, is_arrow, reads_as_drawing, is_figure_row, bracketed_number, brackets_number_problems, ends_formula,
-                                            ends_mid_sentence, ends_question, closes_heading, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, ends_with_note, is_options_bracket, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, is_caption,
+                                            ends_mid_sentence, ends_question, closes_heading, continues_bracket, continues_quantity, gives_after_colon, leaves_bracket_open, ends_sentence, ends_with_score, cut_score_note, ends_paragraph, ends_with_note, is_options_bracket, first_word, goes_on_with_problem, starts_bracketed_label, sets_a_task, is_annotation, marks_column, refers_back, names_nothing, is_caption,
                                             is_bare_number, is_header, is_heading, is_lead_in, is_label, is_label_after, is_mark, is_number_alone, is_options,
                                             label_near, reads_as_figures,
                                             is_lone_letter, is_options_or_data, is_score_only, numbered_in_turn, is_scribble, is_section_label, is_signed_score, is_margin_sum, is_stray, label_number, page_label_styles, styled_label, without_sum_at_end,
@@ -694,6 +694,7 @@ def _paragraph_ends(lines: list[Row], below: tuple[Row, ...], edge: float) -> bo
             and (short or not goes_on_with_problem(row.text))
             or (stem.rstrip().endswith("_") and short))
     return (ends and not PART.match(row.text) and label_number(row.text) is None and not refers_back(row.text)
+            and not (names_nothing(row.text) and abs(row.left - last.left) <= row.height)  # 「作者是谁？」, wrapped
             and not is_options_bracket(row.text)
             and (reads_as_question(" ".join(r.text for r in below)) or "right" in row.sides)
             and sets_a_task(" ".join(r.text for r in lines)))

@@ -92,7 +92,7 @@ def ink_rows(ink: np.ndarray, span: tuple[int, int]) -> tuple[int, int] | None:
 def scripts(text: str, spans: list[tuple[int, int]], ink: np.ndarray, params: GlyphParams) -> str:
     letters = [ink_rows(ink, s) for ch, s in zip(text, spans) if ch.isalpha()]
     letters = [r for r in letters if r is not None]
-    if len(letters) < 2:
+    if not letters:
         return text
     top = statistics.median(r[0] for r in letters)
     bottom = statistics.median(r[1] for r in letters)

@@ -26,9 +26,11 @@ _DOTTED = (r"(?:\d{1,3}\s*(?:[.．](?!\d)|。(?=\s*[\u4e00-\u9fff《“「A-Z])|
 _BRACKETED = (r"(?:[（(]\s*\d{1,2}\s*[)）]|[（(【\[〔［]\s*\d{1,3}\s*[)）】\]〕］]|\d{1,3}\s*[】\]〕］]"
               r"|[【\[〔［]\s*\d{1,3}\s*[.．](?!\d)|[\u2474-\u2487])")
 # A circled number over 10 is read as two circled digits (⑯ as 「⑩⑥」 or 「①⑥」) or as a
-# circled one and a plain digit before the problem's words (「⑩6 在等差数列…」) or its dot (「①2、」).
+# circled one and a plain digit before the problem's words (「⑩6 在等差数列…」) or its dot (「①2、」);
+# a pen's ring round 「2、」 reads 「②、」.
 _CIRCLED = (r"[\u2460-\u2473\u24f5-\u24fe\u2776-\u277f]"
-            r"(?:[\u2460-\u2473\u24ea]|\d(?=\s*[\u4e00-\u9fff“\"《「（(A-Z])|\d\s*(?:、|[.．](?!\d)))?")
+            r"(?:[\u2460-\u2473\u24ea]|\d(?=\s*[\u4e00-\u9fff“\"《「（(A-Z])|\d\s*(?:、|[.．](?!\d)))?"
+            r"(?:\s*(?:、|[.．](?!\d)))?")
 # 「第3题」, also when the recogniser lost or misread 第 before an Arabic number: 「3题」 「笔3题」.
 _NTH = (rf"(?:[【\[]\s*(?:第\s*)?\d{{1,3}}\s*(?:小)?题\s*[】\]]|(?:第\s*[{CN_DIGITS}\d]+|[第笔弟苐]?\s*\d{{1,3}})\s*(?:小)?题\s*[.．、:：]?"
         rf"|第\s*\d{{1,3}}(?=\s+[A-Z])|(?:问题|习题|题)\s*\d{{1,3}}(?![\d\s]*分)\s*[.．、:：]?)")
@@ -230,7 +232,9 @@ def continues_bracket(above: str, line: str) -> bool:
 
 
 def leaves_bracket_open(text: str) -> bool:
-    """The text opens more brackets than it closes (a given wrapped onto the next line)."""
+    """The text opens more brackets than it closes (a given wrapped onto the next line); its
+    problem number's bracket ("5) Find…(3,") is no given's."""
+    text = text[len(number_prefix(text)):]
     return text.count("(") + text.count("（") > text.count(")") + text.count("）")
 
 
@@ -827,8 +831,9 @@ def ringed_number(line: str) -> int:
 
 
 _HALF_BRACKETED = re.compile(r"^\s*(\d{1,2})\s*[)）]")
-# ...and "(9 (3分)…", whose closing bracket was lost: the opening one is never closed on the line.
-_OPEN_BRACKETED = re.compile(r"^\s*([（(\[【])\s*(\d{1,2})(?:\s+(?=\S)|(?=[\u4e00-\u9fff]))")
+# ...and "(9 (3分)…" or 「(7“先天下…」, whose closing bracket was lost: the opening one is never
+# closed on the line.
+_OPEN_BRACKETED = re.compile(r"^\s*([（(\[【])\s*(\d{1,2})(?:\s+(?=\S)|(?=[\u4e00-\u9fff“《「]))")
 _CLOSING = {"(": ")", "（": "）", "[": "]", "【": "】"}
 
 
@@ -1537,6 +1542,17 @@ def refers_back(line: str) -> bool:
     return _REFERS_BACK.match(line) is not None
 
 
+#: A whole question of at most this many characters (spaces left out) names nothing of its
+#: own: it asks about the sentence above it (「作者是谁？」 「建立者是谁？」, "Why?").
+POINTING_QUESTION = 7
+
+
+def names_nothing(line: str) -> bool:
+    """The line is a question too short to name what it asks about (:data:`POINTING_QUESTION`)."""
+    text = line.strip().replace(" ", "")
+    return 1 < len(text) <= POINTING_QUESTION and text[-1] in "?？" and not re.search(r"[?？。.!！]", text[:-1])
+
+
 # A line that goes on with the problem above it: it says how to answer it or joins a task to it.
 _GOES_ON = re.compile(rf"^\s*(?:请\s*|(?i:please)\s+)?(?:{_HOW_TO_ANSWER})|^\s*(?:并|且|再|然后|同时|(?i:and|also|hence)\b)")
 
@@ -1667,16 +1683,34 @@ def is_bare_label(line: str, sub_questions_start_problems: bool) -> bool:
 _LEADING_CROSS = re.compile(r"^\s*(?:[×✗✘]\s*(?=[\u4e00-\u9fff《“「])|X\s+(?=[A-Z][a-z]))")
 
 
+# Greek capitals the recogniser reads for the Latin ones they look like (「10 Ν 的合外力」 with
+# a Greek Nu): a problem writes its units and letters in Latin; Greek ones that look like no
+# Latin letter (Δ, Σ, Ω, Φ) stay.
+_LATIN_LOOK_ALIKES = str.maketrans("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "ABEZHIKMNOPTYX")
+
+
 def searched_text(text: str) -> str:
     """A problem's text as it is searched: without how to answer it, its sub-questions that
     say only that, its number, score note, working after its end, stars or empty answer
-    bracket; blanks written "____" and element symbols set right (CO₂)."""
-    text = without_how_to_answer(without_caption_at_end(with_option_slashes(_SCORE_INSIDE.sub("", text))))
+    bracket; blanks written "____", element symbols set right (CO₂) and Latin capitals read
+    as Greek ones put back (:data:`_LATIN_LOOK_ALIKES`)."""
+    text = text.translate(_LATIN_LOOK_ALIKES)
+    text = with_chinese_full_stop(without_how_to_answer(without_caption_at_end(with_option_slashes(_SCORE_INSIDE.sub("", text)))))
     # the answer bracket first: a score note before it ends the problem (「…S₁₀。(本题4分) （ ）」)
     text = element_symbols(blanks(_LEADING_CROSS.sub("", strip_number(without_answer_bracket(without_sub_questions(text))))))
     # a mark after the note (「…(8分) 1/」) leaves with the working: the note is at the end then
     text = without_answer_bracket(without_score_at_end(without_working(without_stars(text))))
     return without_answer_line(_CROSS_AFTER_SUM.sub("", _TRAILING_TICK.sub("", text)))
+
+
+# A full stop right after a term's lowered digits at the problem's end (「…求a₁₀.」): the glyph
+# step writes "." where the term's box holds no Chinese.
+_FULL_STOP_AFTER_SUBSCRIPT = re.compile(r"(?<=[₀-₉])\.\s*$")
+
+
+def with_chinese_full_stop(text: str) -> str:
+    """A Chinese problem's text with its last full stop after a subscript written 「。」."""
+    return _FULL_STOP_AFTER_SUBSCRIPT.sub("。", text) if any(map(is_cjk, text)) else text
 
 
 def without_answer_line(text: str) -> str:

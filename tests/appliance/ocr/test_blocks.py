@@ -932,3 +932,20 @@ def test_parts_right_under_a_sections_heading_are_its_problems():
             ("(2) 一个直角三角形的两条直角边分别是3和4，求斜边的长。", 640), ("(3) 已知集合A = {1, 2, 3}，求A的子集个数。", 560)]
     layout = arrange_page(column(rows, 480 - 3 * PITCH), SIZE)
     assert layout.text == "一个直角三角形的两条直角边分别是3和4，求斜边的长。"
+
+
+def test_a_given_wrapped_onto_a_row_that_looks_like_a_label_stays_with_its_problem():
+    # "5)" closes no bracket of the problem's: "(3," is left open and "8)." closes it
+    slope = "Find the slope of the line passing through the points (1, 2) and (3,"
+    boxes = [box("5) " + slope, 90, 170, 1130, 56), box("6).", 124, 226, 54, 48),
+             box("6) " + slope, 95, 456, 1150, 56), box("8).", 124, 510, 58, 50),
+             box("7) Name the capital city of Australia.", 97, 755, 600, 56)]
+    assert arrange_page(boxes, SIZE).text == slope + " 8)."
+
+
+def test_a_short_question_under_a_problem_whose_number_was_lost_is_its_own():
+    # ⑦ far left of its words was not read; 「作者是谁？」 asks about the line above it
+    boxes = [box("四、解答题", 200, 272, 215, 60), box("“但愿人长久，千里共婵娟”出自哪首词？", 282, 352, 668, 54),
+             box("作者是谁?", 277, 418, 176, 56), box("⑧成语“亡羊补牢”比喻什么？", 237, 628, 514, 56),
+             box("下列词语中没有错别字的一项是（", 300, 856, 560, 52)]
+    assert arrange_page(boxes, SIZE).text == "“但愿人长久，千里共婵娟”出自哪首词？作者是谁?"

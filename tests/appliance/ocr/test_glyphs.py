@@ -59,6 +59,21 @@ def test_digits_lowered_on_from_a_subscript_are_subscripts_and_a_small_ring_afte
     assert refine(replace(reading, text="求a10o"), _a_ten_and_after((36, 44))).text == "求a₁₀。"
 
 
+def test_a_box_with_one_letter_still_shows_its_lowered_digits():
+    # the detector boxed 「a₁₀。」 apart from 「…求」: its one letter is the line's measure
+    image = crop()
+    ink(image, (18, 40), (50, 62))  # a
+    ink(image, (30, 46), (78, 84))  # a small 1 down low
+    ink(image, (30, 46), (98, 108))  # a small 0 down low
+    ink(image, (38, 44), (120, 128))  # the full stop
+    reading = Reading("a100", 0.9, (step(56), step(81), step(103), step(124)))
+    assert refine(reading, image).text == "a₁₀."  # no Chinese in the box: the problem's text tells (「…求a₁₀。」)
+    ink(image, (10, 40), (78, 84))  # 1 and 0 printed as tall as a capital: on the line
+    ink(image, (10, 40), (98, 108))
+    ink(image, (10, 40), (120, 128))
+    assert refine(reading, image).text == "a100"
+
+
 def test_a_ring_with_a_figure_after_it_is_a_digit_of_the_term_whatever_its_size():
     image = _a_ten_and_after((36, 44))  # a full stop after the 0...
     image[26:46, 98:108] = 240

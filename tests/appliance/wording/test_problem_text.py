@@ -3,7 +3,7 @@ working and answer brackets (no geometry: tests/appliance/ocr/test_select.py rea
 
 import pytest
 
-from appliance.wording.problem_text import (PART, goes_on_below, mended_label, with_option_slashes, searched_text, closed_label, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, ends_with_note, is_options_bracket, top_level_count, with_lost_brackets, wraps_lead_in, breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
+from appliance.wording.problem_text import (PART, names_nothing, goes_on_below, mended_label, with_option_slashes, searched_text, closed_label, formula_part_alone, is_bare_label, label_over_parts, numbers_lost, ends_with_note, is_options_bracket, top_level_count, with_lost_brackets, wraps_lead_in, breaks_off, brackets_number_problems, is_options, numbered_in_turn, reads_as_question,
                                             cut_score_note, finishes, is_hint, label_near, label_number, page_label_styles, styled_label, starts_answer, reads_as_figures, without_stars, blanks, element_symbols, ends_formula, is_answer_bracket, is_caption,
                                             is_header, is_label, is_lead_in, is_mark, is_scribble, is_stray, reads_as_working, says_how_to_answer, starts_problem, strip_number, strip_ticks,
                                             without_answer_bracket, without_how_to_answer, without_sum_at_end, without_working, is_margin_sum)
@@ -1264,6 +1264,8 @@ def test_a_part_that_is_a_formula_alone_over_a_task_of_its_own(first, below, alo
     ("[3 + 4] × 2 = ?", {2, 4}, "[3 + 4] × 2 = ?"),
     ("(20一个定值电阻两端的电压是6V,", {19, 21}, "(20) 一个定值电阻两端的电压是6V,"),  # no space after it
     ("(20分)一个定值电阻", {19, 21}, "(20分)一个定值电阻"),  # a score note, closed
+    ("(7“先天下之忧而忧”出自哪篇文章？", {6, 8}, "(7) “先天下之忧而忧”出自哪篇文章？"),  # 【7】 ringed, before a quotation
+    ("(7“先天下之忧而忧”出自哪篇文章？", {2, 3}, "(7“先天下之忧而忧”出自哪篇文章？"),
 ])
 def test_a_label_that_lost_its_closing_bracket_gets_it_back(line, numbers, closed):
     assert closed_label(line, numbers) == closed
@@ -1515,3 +1517,33 @@ def test_a_speck_or_rules_before_a_number_and_a_first_part_read_as_a_letter_are_
 ])
 def test_a_teachers_remark_after_the_problems_end_is_no_part_of_it(line, problem):
     assert strip_number(line) == problem
+
+
+def test_a_short_question_under_a_sentence_asks_about_it():
+    # too short to name what it asks about: it points back to the question above
+    assert names_nothing("作者是谁？") and names_nothing("建立者是谁?") and names_nothing("Why?")
+    assert not names_nothing("水的化学式是什么？") and not names_nothing("秦朝建立于哪一年？")  # the bank's shortest problems
+    assert not names_nothing("作者。是谁？") and not names_nothing("？") and not names_nothing("作者是谁")
+
+
+@pytest.mark.parametrize("text, searched", [
+    ("②、(4分)光合作用的场所是哪里？", "光合作用的场所是哪里？"),  # a pen's ring round 「2、」
+    ("⑦. What is the SI unit of force?", "What is the SI unit of force?"),
+    ("③ 0.5 mol 水的质量是多少？", "0.5 mol 水的质量是多少？"),  # a decimal after the number stays
+])
+def test_a_ringed_number_with_its_dot_or_comma_is_left_out_with_its_score_note(text, searched):
+    assert searched_text(text) == searched
+
+
+def test_latin_capitals_read_as_greek_ones_are_put_back():
+    assert searched_text("一个质量为 2 kg 的物体受到 10 Ν 的合外力作用，求它的加速度大小。") == \
+        "一个质量为 2 kg 的物体受到 10 N 的合外力作用，求它的加速度大小。"
+    assert searched_text("ΤΗΕ ΑΒC") == "THE ABC"
+    # Greek letters with no Latin look-alike are the problem's own
+    assert searched_text("一个电阻是 10 Ω，求 ΔU 的值。") == "一个电阻是 10 Ω，求 ΔU 的值。"
+
+
+def test_a_chinese_problems_full_stop_after_a_subscript_is_chinese():
+    assert searched_text("在等差数列 {an} 中，a₁ = 2，公差 d = 3，求a₁₀.") == "在等差数列 {an} 中，a₁ = 2，公差 d = 3，求a₁₀。"
+    assert searched_text("Find a₁₀.") == "Find a₁₀."  # an English sentence's
+    assert searched_text("计算：2.5 + 1.5") == "计算：2.5 + 1.5"
