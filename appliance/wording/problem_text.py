@@ -665,8 +665,9 @@ def without_working(text: str) -> str:
     score after a formula (「计算：3/4+1/6 4'」), nor a bracketed number alone after its end
     (:data:`_LABEL_AFTER_END`), nor the answer written in its bracket (:data:`_CHOSEN_AFTER_END`),
     nor sums written after its end (:func:`without_sums_after_end`) or an answer in brackets
-    after an instruction's formula (:func:`without_answer_after_formula`)."""
-    text = without_answer_after_formula(without_sums_after_end(text))
+    after an instruction's formula (:func:`without_answer_after_formula`), nor a teacher's
+    remark after its end (:func:`without_remark_at_end`)."""
+    text = without_answer_after_formula(without_sums_after_end(without_remark_at_end(text)))
     text = _SCORE_MARK_AT_END.sub("", _LABEL_AFTER_END.sub("", _CHOSEN_AFTER_END.sub("", text)))
     text = _SOLVED.sub(r"\1", text)
     end = max((m.start() for m in _END_NOT_DECIMAL.finditer(text)), default=-1)  # 「？0.5mol」: not its point
@@ -1298,8 +1299,7 @@ _ONE_AS_LETTER = re.compile(r"^\s*[(（]\s*[itlI]\s*[)）]\s*(?=\S)")
 
 def strip_number(text: str) -> str:
     """The problem without its leading number (and what a speck, a score box or an answer
-    bracket left before it), its score note (before or after it) and a teacher's remark
-    after its end (:func:`without_remark_at_end`)."""
+    bracket left before it) and its score note (before or after it)."""
     speck = _BEFORE_NUMBER.match(text)
     if speck and NUMBER.match(text[speck.end():]):
         text = text[speck.end():]
@@ -1315,7 +1315,7 @@ def strip_number(text: str) -> str:
     after_end = _SCORE_AFTER_END.search(rest)
     if after_end and not reads_as_question(rest[after_end.end():]):
         rest = rest[:after_end.start()]  # what follows is written or drawn after the problem
-    return without_remark_at_end(without_score_at_end(rest)).lstrip(" :：.．、，,")  # 「Question 1，…」: the dot read as a comma
+    return without_score_at_end(rest).lstrip(" :：.．、，,")  # 「Question 1，…」: the dot read as a comma
 
 
 # A teacher's remark written after the problem's end, perhaps after the student's working

@@ -1516,7 +1516,7 @@ def test_a_speck_or_rules_before_a_number_and_a_first_part_read_as_a_letter_are_
     ("Which word fits? He is a goodbye", "Which word fits? He is a goodbye"),
 ])
 def test_a_teachers_remark_after_the_problems_end_is_no_part_of_it(line, problem):
-    assert strip_number(line) == problem
+    assert without_working(line) == problem
 
 
 def test_a_short_question_under_a_sentence_asks_about_it():
