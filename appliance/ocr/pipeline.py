@@ -30,7 +30,7 @@ from appliance.ocr.blocks import Gutters
 from appliance.ocr.image import DecodedImage
 from appliance.ocr.layout import LayoutParams, TextBox, cut_by_frame
 from appliance.ocr.page import arrange_page
-from appliance.ocr.rec import HEIGHT, Reading, RecParams, TextRecognizer
+from appliance.ocr.rec import HEIGHT, Reading, RecParams, TextRecognizer, with_ring_nearly_read
 from appliance.ocr.result import LineEvidence, OcrLine
 from appliance.ocr.settings import OcrSettings
 from appliance.ocr.timing import Stopwatch
@@ -196,7 +196,7 @@ class PpOcrPipeline:
         """The read lines as boxes, their blanks, x² and a₁ told from the crops."""
         page.watch.lap("rec")
         seen = [LineEvidence(r.text, r.steps, r.odds) for r in readings]
-        readings = [refine(r, crop) for r, crop in zip(readings, page.crops)]  # blanks, x², a₁
+        readings = [refine(with_ring_nearly_read(r), crop) for r, crop in zip(readings, page.crops)]  # ⑪, blanks, x², a₁
         texts = blanks_beside(page.pixels, page.quads, [r.text for r in readings], page.crops)
         return [TextBox(t, r.confidence, q, look_alikes=r.look_alikes, evidence=(e,))
                 for t, r, q, e in zip(texts, readings, page.quads, seen)]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -196,6 +196,21 @@ class TextRecognizer:
         others[:, 0] = 0.0  # the blank: a character perhaps not there is no look-alike
         second = others.argmax(axis=1)
         return second, others[np.arange(len(second)), second] >= self.params.look_alike_least
+
+
+#: A ring nearly read (at least this probability) before a line's first character is its
+#: circled label, faint or under a pen's ring: 「⑪ 求 24 和 36…」 read 「求 24 和 36…」.
+RING_NEARLY_READ = 0.3
+_RINGS = frozenset(map(chr, range(0x2460, 0x2474)))
+
+
+def with_ring_nearly_read(reading: Reading) -> Reading:
+    """The reading with the circled number it nearly read before its first character (:data:`RING_NEARLY_READ`)."""
+    if not reading.steps or reading.text[:1] in _RINGS:
+        return reading
+    rings = [(p, ch, step) for step, odds in enumerate(reading.odds[:reading.steps[0]])
+             for ch, p in odds if ch in _RINGS and p >= RING_NEARLY_READ]
+    return replace(reading, text=max(rings)[1] + reading.text, steps=(max(rings)[2], *reading.steps)) if rings else reading
 
 
 def plan_batches(widths: list[int], params: RecParams, threads: int = 1) -> list[list[int]]:

@@ -8,7 +8,7 @@ import pytest
 from appliance.ocr.cls import is_sideways
 from appliance.ocr.det import DetParams, TextDetector
 from appliance.ocr.geometry import crop_line, order_quad, quad_size, rotate_page
-from appliance.ocr.rec import PaddedLines, Reading, RecParams, TextRecognizer, plan_batches
+from appliance.ocr.rec import PaddedLines, Reading, RecParams, TextRecognizer, plan_batches, with_ring_nearly_read
 
 
 class FakeBackend:
@@ -146,6 +146,20 @@ def test_a_character_that_came_close_where_the_blank_won_is_kept_as_perhaps_drop
     probs[3] = [0.6, 0.35, 0.05, 0.0, 0.0]  # a's tail: the character before is no dropped one
     reading = rec.decode(probs)
     assert reading.text == "{a}" and reading.look_alikes == (("", "n"),)
+
+
+def test_a_ring_nearly_read_before_a_lines_first_character_is_its_label():
+    rec = TextRecognizer(FakeBackend(), ["<blank>", "求", "⑪", "①", "2"])
+    probs = one_hot([0, 0, 0, 1, 0, 4])  # 「求2」
+    probs[1] = [0.43, 0.0, 0.34, 0.23, 0.0]  # ⑪ nearly read where the blank won
+    assert with_ring_nearly_read(rec.decode(probs)).text == "⑪求2"
+    assert with_ring_nearly_read(rec.decode(probs)).steps == (1, 3, 5)
+    probs[1] = [0.8, 0.0, 0.12, 0.08, 0.0]  # a faint trace: no label
+    assert with_ring_nearly_read(rec.decode(probs)).text == "求2"
+    probs = one_hot([0, 1, 0, 0, 4])  # a ring after the first character is none of its label
+    probs[2] = [0.5, 0.0, 0.5, 0.0, 0.0]
+    assert with_ring_nearly_read(rec.decode(probs)).text == "求2"
+    assert with_ring_nearly_read(Reading("", 0.0)).text == ""
 
 
 def test_each_step_keeps_its_likely_classes_for_the_search_to_weigh():
