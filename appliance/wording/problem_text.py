@@ -90,14 +90,16 @@ SUB_LEVEL = re.compile(rf"^\s*+{_BRACKETED}")
 PART = re.compile(rf"^\s*+(?:{_BRACKETED}|{_LETTER_PART})")
 
 # Before the problem, perhaps after the label's colon, also a note that lost its opening
-# bracket (「2、3分)计算…」); at the end that would take 「（用时10分）」 apart.
-SCORE = re.compile(rf"^[\s:：]*(?:{_SCORE_NOTE}|\d{{1,2}}\s*分\s*[)）]|[-–—]\s*\d{{1,3}}\s*(?:marks?|points?|pts?|分)(?![A-Za-z]))",
+# bracket (「2、3分)计算…」, 「4分]写出…」); at the end that would take 「（用时10分）」 apart.
+SCORE = re.compile(rf"^[\s:：]*(?:{_SCORE_NOTE}|\d{{1,2}}\s*分\s*[)）\]】]|[-–—]\s*\d{{1,3}}\s*(?:marks?|points?|pts?|分)(?![A-Za-z]))",
                    re.IGNORECASE)  # also "— 7 marks" after a label
 # The same note printed at the end of the problem instead ("…多少？（5分）"), perhaps with the
 # teacher's score or a figure's label read after it ("（5分） 4") or a student's mark in the
 # margin (「（5分） 问」, "(4 points) ?"), or marks as a bare number in square brackets after the
-# question's end ("…cell\"? [6]").
-SCORE_AT_END = re.compile(rf"(?<!\s)\s*(?:{_SCORE_NOTE}(?:\s*[+\-]?\d{{1,3}}|\s*(?:问|不会|不懂|[?？☆★]))?|(?<=[?？。.!！\"”])\s*[\[【［]\s*\d{{1,2}}\s*[\]】］])\s*$",
+# question's end ("…cell\"? [6]"), or a note after the end that lost its opening bracket to
+# a mark (「…是哪个？3分)」, "…pentagon?marks)", 「？28分)」 with "(" read as 2).
+SCORE_AT_END = re.compile(rf"(?<!\s)\s*(?:{_SCORE_NOTE}(?:\s*[+\-]?\d{{1,3}}|\s*(?:问|不会|不懂|[?？☆★]))?|(?<=[?？。.!！\"”])\s*[\[【［]\s*\d{{1,2}}\s*[\]】］]"
+                          r"|(?<=[?？。!！])\s*\d{0,2}\s*(?:分|marks?|points?|pts?)\s*[)）\]】])\s*$",
                           re.IGNORECASE)
 
 # Section headings: "一、选择题" "二、填空题（每题 4 分）" "Part A" "Section 2" (not a problem's
@@ -1291,9 +1293,10 @@ _SCORE_BEFORE_NUMBER = re.compile(r"^\s*\d{1,3}\s+(?=\d{1,2}(?:[.．、)）]\s*[
 
 
 # What a page's speck or a score box's rules leave before a problem's number (", 2. What…",
-# 「____ 6. Solve…」), or the answer bracket a page prints there ("() 8. Which…"); and a first
+# 「____ 6. Solve…」), the answer bracket a page prints there ("() 8. Which…") or a teacher's
+# date stamp or word beside it (「24-03-17」 read on into 「14、计算…」, 「再想想⑦世界上…」); and a first
 # part's "(1)" read as a letter ("(i) 计算…", "(t) 地球…").
-_BEFORE_NUMBER = re.compile(r"^\s*(?:[,，.．·'`‘’、]|[_＿]{2,}|[（(]\s*[)）])\s*")
+_BEFORE_NUMBER = re.compile(r"^\s*(?:[,，.．·'`‘’、]|[_＿]{2,}|[（(]\s*[)）]|\d{2,4}[-/.]\d{1,2}[-/.]\d{2}|(?:再想想|订正|重做|认真审题)[!！]?)\s*")
 _ONE_AS_LETTER = re.compile(r"^\s*[(（]\s*[itlI]\s*[)）]\s*(?=\S)")
 
 
@@ -1700,7 +1703,7 @@ def searched_text(text: str) -> str:
     text = element_symbols(blanks(_LEADING_CROSS.sub("", strip_number(without_answer_bracket(without_sub_questions(text))))))
     # a mark after the note (「…(8分) 1/」) leaves with the working: the note is at the end then
     text = without_answer_bracket(without_score_at_end(without_working(without_stars(text))))
-    return without_answer_line(_CROSS_AFTER_SUM.sub("", _TRAILING_TICK.sub("", text)))
+    return without_answer_line(_CROSS_AFTER_SUM.sub("", _TRAILING_TICK.sub("", _ASKED_AGAIN.sub("", text))))
 
 
 # A full stop right after a term's lowered digits at the problem's end (「…求a₁₀.」): the glyph
@@ -1723,6 +1726,8 @@ def without_answer_line(text: str) -> str:
     return head if ends_formula(head) else text
 
 
+# A question mark written after the problem's own, by a teacher or a student who asks again (「…哪一个？？」).
+_ASKED_AGAIN = re.compile(r"(?<=[?？])\s*[?？]+\s*$")
 # A cross the teacher drew after a sum, read as "X" at the problem's end ("计算：3/4 + 1/6 X");
 # not "×", which a line breaks after ("1.0 ×" ⏎ "10³").
 _CROSS_AFTER_SUM = re.compile(r"(?<=\d)\s+X\s*$")

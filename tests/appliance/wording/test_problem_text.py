@@ -1497,6 +1497,11 @@ def test_a_part_numbered_in_roman_numerals_that_names_its_kind_or_leads_in_is_a_
     ("(t) 地球自转的方向是怎样的？", "地球自转的方向是怎样的？"),
     ("____ is the capital of France?", "____ is the capital of France?"),  # a blank, no number after it
     ("(x) 的值是多少？", "(x) 的值是多少？"),
+    ("24-03-1714、计算 CO₂ 的相对分子质量。", "计算 CO₂ 的相对分子质量。"),  # a date stamp read on into 「14、」
+    ("再想想⑦世界上面积最大的大洲是哪个？", "世界上面积最大的大洲是哪个？"),  # the teacher's word before the number
+    ("订正 3. 求 24 和 36 的最大公因数。", "求 24 和 36 的最大公因数。"),
+    ("想一想：为什么天空是蓝色的？", "想一想：为什么天空是蓝色的？"),  # no number after it: the problem's
+    ("2024-03-17 是星期几？", "2024-03-17 是星期几？"),
 ])
 def test_a_speck_or_rules_before_a_number_and_a_first_part_read_as_a_letter_are_no_part_of_the_problem(line, problem):
     assert strip_number(line) == problem
@@ -1547,3 +1552,21 @@ def test_a_chinese_problems_full_stop_after_a_subscript_is_chinese():
     assert searched_text("在等差数列 {an} 中，a₁ = 2，公差 d = 3，求a₁₀.") == "在等差数列 {an} 中，a₁ = 2，公差 d = 3，求a₁₀。"
     assert searched_text("Find a₁₀.") == "Find a₁₀."  # an English sentence's
     assert searched_text("计算：2.5 + 1.5") == "计算：2.5 + 1.5"
+
+
+@pytest.mark.parametrize("text, searched", [
+    ("4分]写出碳在氧气中充分燃烧的化学方程式。", "写出碳在氧气中充分燃烧的化学方程式。"),  # 「[4分]」 lost its "["
+    ("世界上面积最大的大洲是哪个？3分)", "世界上面积最大的大洲是哪个？"),  # 「(3分)」 lost its "("
+    ("What is the sum of the interior angles of a pentagon?marks)", "What is the sum of the interior angles of a pentagon?"),
+    ("一个长方形的长是 8 厘米，宽是 5 厘米，它的周长是多少厘米？28分)", "一个长方形的长是 8 厘米，宽是 5 厘米，它的周长是多少厘米？"),
+    ("一个数加上 5 分)是多少？", "一个数加上 5 分)是多少？"),  # inside the sentence: left as read
+    ("计算：(用时10分）", "计算：(用时10分）"),
+])
+def test_a_score_note_that_lost_its_opening_bracket_is_left_out(text, searched):
+    assert searched_text(text) == searched
+
+
+def test_a_question_mark_written_after_the_problems_own_is_left_out():
+    assert searched_text("我国面积最大的高原是哪一个？？") == "我国面积最大的高原是哪一个？"
+    assert searched_text("光合作用的场所是哪里??") == "光合作用的场所是哪里?"
+    assert searched_text("光合作用的场所是哪里？") == "光合作用的场所是哪里？"
