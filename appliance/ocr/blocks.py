@@ -570,7 +570,8 @@ def _paragraph_ends_of(block: Block, count: int) -> list[int]:
     """The ``count`` rows after which new paragraphs start: after finished sentences that stop
     short of the block's width, or after the only finished sentences (not before answer
     options or sub-questions), or else after the only rows that stop short on a blank (the
-    full stop after 「…= ____」 is often lost); [] when there are not exactly that many."""
+    full stop after 「…= ____」 is often lost), or else after those of them where rows that ask
+    follow (not the student's writing under the last); [] when there are not exactly that many."""
     left, right = min(r.left for r in block.rows), max(r.right for r in block.rows)
     ends, short, blanks = [], [], []
     for i in range(1, len(block.rows)):
@@ -584,7 +585,8 @@ def _paragraph_ends_of(block: Block, count: int) -> list[int]:
                 short.append(i)
         elif stops_short and above.rstrip().endswith("_"):
             blanks.append(i)
-    return next((found for found in (short, ends, blanks) if len(found) == count), [])
+    asking = [i for i in ends if reads_as_question(" ".join(r.text for r in block.rows[i:]))]  # not the writing under it
+    return next((found for found in (short, ends, blanks, [i for i in short if i in asking], asking) if len(found) == count), [])
 
 
 def problem_spacing(blocks: list[Block]) -> float | None:

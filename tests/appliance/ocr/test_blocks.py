@@ -949,3 +949,15 @@ def test_a_short_question_under_a_problem_whose_number_was_lost_is_its_own():
              box("作者是谁?", 277, 418, 176, 56), box("⑧成语“亡羊补牢”比喻什么？", 237, 628, 514, 56),
              box("下列词语中没有错别字的一项是（", 300, 856, 560, 52)]
     assert arrange_page(boxes, SIZE).text == "“但愿人长久，千里共婵娟”出自哪首词？作者是谁?"
+
+
+def test_a_lost_number_is_found_where_a_question_starts_not_at_the_students_writing_under_it():
+    # (5) circled by the teacher and not read, between (4) and (6); under (5) the student wrote
+    # an answer that asks nothing: (5) starts after (4)'s question, not at the writing
+    rows = [("(4) 光合作用的原料、条件和产物分别是什", 560), ("么？", 40),
+            ("豌豆的高茎（D）对矮茎（d）为显性，订正", 560), ("基因型为Dd的两株豌豆杂交，子代中矮", 560),
+            ("茎所占的比例是多少？", 300), ("Dd × Dd的子代基因型为 DD", 380), ("Dd :dd =1:2 :1", 220),
+            ("(6) 下列动物中，属于哺乳动物的是", 480)]
+    blocks = find_blocks(column(rows, 480 - 5 * PITCH), SIZE)
+    assert [[r.text for r in b.rows] for b in blocks][:2] == [[text for text, _ in rows[:2]], [text for text, _ in rows[2:5]]]
+    assert blocks[1].numbered
